@@ -1,0 +1,75 @@
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const CONSOLE_MESSAGE = 'Stdout is a protocol channel: write through src/cli/output.ts.';
+const NO_STDOUT = { object: 'process', property: 'stdout', message: CONSOLE_MESSAGE };
+const NO_JSON_PARSE = {
+  object: 'JSON',
+  property: 'parse',
+  message: 'Parse at the edge: JSON.parse belongs in the edge modules listed in eslint.config.js.',
+};
+/** Modules that take input from outside the process and parse it. */
+const EDGE_MODULES = ['src/protocol/decode.ts', 'src/protocol/narrow.ts'];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/'] },
+  eslint.configs.recommended,
+  tseslint.configs.strictTypeChecked,
+  tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration',
+          message: 'Use explicit named exports, not `export *`.',
+        },
+      ],
+    },
+  },
+  // Parse at the edge: JSON.parse only in the modules that take input from outside.
+  // Stdout is a protocol channel: only the CLI's output module touches the process streams.
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'console', message: CONSOLE_MESSAGE }],
+      'no-restricted-properties': ['error', NO_STDOUT, NO_JSON_PARSE],
+    },
+  },
+  {
+    files: EDGE_MODULES,
+    rules: { 'no-restricted-properties': ['error', NO_STDOUT] },
+  },
+  {
+    files: ['src/cli/output.ts', 'src/cli/main.ts'],
+    rules: {
+      'no-restricted-globals': 'off',
+      'no-restricted-properties': ['error', NO_JSON_PARSE],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      'no-console': 'off',
+      'no-restricted-properties': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);

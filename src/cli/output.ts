@@ -1,0 +1,41 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * The CLI's streams. Commands write through this and nothing else, so tests can run a command
+ * in-process against in-memory streams, and nothing in `src/` outside the CLI touches stdout.
+ */
+export interface CliIo {
+  stdin: AsyncIterable<Uint8Array | string>;
+  stdout: Writable;
+  stderr: Writable;
+  /** Whether stderr is a terminal (live displays) or a pipe (NDJSON). */
+  isStderrTty: boolean;
+}
+
+/** The process's own streams. */
+export function processIo(): CliIo {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isStderrTty: process.stderr.isTTY,
+  };
+}
+
+/** Writes text and waits for the stream to accept more, so large outputs keep backpressure. */
+export async function write(stream: Writable, text: string): Promise<void> {
+  if (text === '') return;
+  if (stream.write(text)) return;
+  await new Promise<void>((resolve, reject) => {
+    const onDrain = (): void => {
+      stream.off('error', onError);
+      resolve();
+    };
+    const onError = (error: Error): void => {
+      stream.off('drain', onDrain);
+      reject(error);
+    };
+    stream.once('drain', onDrain);
+    stream.once('error', onError);
+  });
+}

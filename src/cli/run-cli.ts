@@ -1,0 +1,57 @@
+import { isArborError } from '../protocol/index.js';
+import { EXIT } from './exit-codes.js';
+import { write, type CliIo } from './output.js';
+import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
+import { usageError } from './usage-error.js';
+import { VERSION } from './version.js';
+
+const HELP = `arbor ${VERSION} — bounded, isolated, observable delegation between LLM agents
+
+Usage: arbor <command> [options]
+
+Commands:
+  protocol check   validate NDJSON protocol frames read from stdin
+
+Run \`arbor <command> --help\` for a command's options.
+`;
+
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  protocol: async (args, io) => {
+    const [sub, ...rest] = args;
+    if (sub === 'check') return protocolCheck(rest, io);
+    if (sub === undefined || sub === '--help' || sub === '-h') {
+      await write(io.stdout, PROTOCOL_CHECK_HELP);
+      return sub === undefined ? EXIT.usage : EXIT.ok;
+    }
+    throw usageError(`Unknown subcommand \`protocol ${sub}\`; expected \`protocol check\`.`);
+  },
+};
+
+/** Runs the CLI with the given arguments and returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      await write(io.stdout, HELP);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (command === '--version' || command === '-V') {
+      await write(io.stdout, `${VERSION}\n`);
+      return EXIT.ok;
+    }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (run === undefined)
+      throw usageError(`Unknown command \`${command}\`. Run \`arbor --help\`.`);
+    return await run(args, io);
+  } catch (error) {
+    if (isArborError(error, 'usage') || isArborError(error, 'config')) {
+      await write(io.stderr, `arbor: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    await write(io.stderr, `arbor: internal error: ${detail}\n`);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { AgentFrameSchema, type AgentFrame } from './agent-frames.js';
+import { ControlFrameSchema, type ControlFrame } from './control-frames.js';
+import { describeValue, formatIssues } from './issues.js';
+import { PROTOCOL_VERSION } from './version.js';
+import { excerptOf, type ProtocolViolation, type ViolationCode } from './violation.js';
+
+/** Which way frames travel: `down` (control, supervisor → child) or `up` (agent, child → supervisor). */
+export type Direction = 'up' | 'down';
+
+export type Frame = ControlFrame | AgentFrame;
+
+/** The frame type a direction admits. */
+export type FrameOf<D extends Direction | 'any'> = D extends 'down'
+  ? ControlFrame
+  : D extends 'up'
+    ? AgentFrame
+    : Frame;
+
+export type DecodeResult<F> =
+  { ok: true; line: number; frame: F } | { ok: false; violation: ProtocolViolation };
+
+type AnySchema = z.ZodType<Frame>;
+
+/**
+ * The schema of each frame type, compiled on first use: zod generates a parser specialized to the
+ * frame's shape, several times faster than the interpreted one (it falls back to the interpreted
+ * parser to report issues). Compiling lazily keeps a child's start-up from paying for frames it
+ * never reads.
+ */
+class FrameSchemas {
+  readonly #sources = new Map<string, z.ZodObject>();
+  readonly #compiled = new Map<string, AnySchema>();
+
+  constructor(union: { options: readonly z.ZodObject[] }) {
+    for (const option of union.options) {
+      const literal = option.shape.type as z.ZodLiteral<string>;
+      this.#sources.set(literal.value, option);
+    }
+  }
+
+  keys(): string[] {
+    return [...this.#sources.keys()];
+  }
+
+  get(type: string): AnySchema | undefined {
+    const compiled = this.#compiled.get(type);
+    if (compiled !== undefined) return compiled;
+    const source = this.#sources.get(type);
+    if (source === undefined) return undefined;
+    const schema = z.compile(source) as unknown as AnySchema;
+    this.#compiled.set(type, schema);
+    return schema;
+  }
+
+  has(type: string): boolean {
+    return this.#sources.has(type);
+  }
+}
+
+const DOWN = new FrameSchemas(ControlFrameSchema);
+const UP = new FrameSchemas(AgentFrameSchema);
+
+/** Every frame type name, by direction. */
+export const FRAME_TYPES: Readonly<Record<Direction, readonly string[]>> = {
+  down: DOWN.keys(),
+  up: UP.keys(),
+};
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
+
+/**
+ * Decodes one line of text into a frame of the given direction, or a violation saying why not.
+ * Blank lines are the caller's business; this treats every line it gets as a frame candidate.
+ */
+export function decodeLine<D extends Direction | 'any'>(
+  text: string,
+  line: number,
+  direction: D,
+): DecodeResult<FrameOf<D>> {
+  const fail = (code: ViolationCode, reason: string): DecodeResult<FrameOf<D>> => ({
+    ok: false,
+    violation: { line, code, reason, excerpt: excerptOf(text) },
+  });
+
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return fail('malformed_json', error instanceof Error ? error.message : 'not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return fail(
+      'not_an_object',
+      `expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`,
+    );
+  }
+  // Cheap pre-check: only lines that could spell a forbidden key (possibly through escapes) pay
+  // for the walk.
+  if (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) {
+    const path = findForbiddenKey(value);
+    if (path !== undefined) return fail('forbidden_key', `key \`${path}\` is not allowed`);
+  }
+  const type = (value as Record<string, unknown>).type;
+  if (typeof type !== 'string') return fail('missing_type', 'expected a string field `type`');
+
+  const schema = schemaFor(type, direction);
+  if (schema === undefined) {
+    const other =
+      direction === 'down' ? UP.get(type) : direction === 'up' ? DOWN.get(type) : undefined;
+    if (other !== undefined) {
+      const [is, isNot] =
+        direction === 'down'
+          ? ['an agent frame (up)', 'a control frame (down)']
+          : ['a control frame (down)', 'an agent frame (up)'];
+      return fail('wrong_direction', `\`${type}\` is ${is}, not ${isNot}`);
+    }
+    return fail('unknown_type', `unknown frame type ${JSON.stringify(type).slice(0, 60)}`);
+  }
+  const version = (value as Record<string, unknown>).protocol;
+  if (
+    (type === 'spawn' || type === 'ready') &&
+    version !== undefined &&
+    version !== PROTOCOL_VERSION
+  ) {
+    return fail(
+      'unsupported_version',
+      `\`${type}\` speaks protocol ${describeValue(version)}; this build speaks ${PROTOCOL_VERSION}`,
+    );
+  }
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success)
+    return fail('invalid_frame', `${type}: ${formatIssues(parsed.error.issues)}`);
+  return { ok: true, line, frame: parsed.data as FrameOf<D> };
+}
+
+function schemaFor(type: string, direction: Direction | 'any'): AnySchema | undefined {
+  if (direction === 'down') return DOWN.get(type);
+  if (direction === 'up') return UP.get(type);
+  return DOWN.get(type) ?? UP.get(type);
+}
+
+/**
+ * The path of the first `__proto__`/`constructor` own key in a parsed JSON value. Iterative, so
+ * deeply nested input cannot overflow the stack.
+ */
+export function findForbiddenKey(root: unknown): string | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: root, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      value.forEach((element, i) => stack.push({ value: element, path: `${path}[${i}]` }));
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path === '' ? key : `${path}.${key}`;
+      if (FORBIDDEN_KEYS.has(key)) return childPath;
+      stack.push({ value: child, path: childPath });
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,183 @@
+export {
+  AgentFrameSchema,
+  BudgetRequestFrameSchema,
+  EventFrameSchema,
+  FailedFrameSchema,
+  GateClosedFrameSchema,
+  GateFrameSchema,
+  IntelHealthFrameSchema,
+  PongFrameSchema,
+  ReadyFrameSchema,
+  ResultFrameSchema,
+  ToolRequestFrameSchema,
+  TurnDoneFrameSchema,
+  TurnFrameSchema,
+  UsageFrameSchema,
+  type AgentFrame,
+  type AgentFrameType,
+} from './agent-frames.js';
+export {
+  CaveatsSchema,
+  CountBoundSchema,
+  ScopeSchema,
+  type Caveats,
+  type CountBound,
+  type Scope,
+} from './caveats.js';
+export {
+  BudgetGrantFrameSchema,
+  CancelFrameSchema,
+  ControlFrameSchema,
+  InjectFrameSchema,
+  PauseFrameSchema,
+  PingFrameSchema,
+  ResumeFrameSchema,
+  SpawnFrameSchema,
+  SwapIntelFrameSchema,
+  ToolResultFrameSchema,
+  type ControlFrame,
+  type ControlFrameType,
+} from './control-frames.js';
+export {
+  FRAME_TYPES,
+  decodeLine,
+  findForbiddenKey,
+  type DecodeResult,
+  type Direction,
+  type Frame,
+  type FrameOf,
+} from './decode.js';
+export { encodeFrame } from './encode.js';
+export {
+  ArborError,
+  ERROR_CODES,
+  ErrorPayloadSchema,
+  fromErrorPayload,
+  isArborError,
+  toErrorPayload,
+  type ArborErrorOptions,
+  type ErrorCode,
+  type ErrorPayload,
+  type Fault,
+} from './errors.js';
+export {
+  BreakerSettingsSchema,
+  DialectSchema,
+  EndpointSchema,
+  HttpUrlSchema,
+  IntelActiveSchema,
+  IntelConfigSchema,
+  ModelPriceSchema,
+  SamplingSchema,
+  SwapPolicySchema,
+  type BreakerSettings,
+  type Dialect,
+  type Endpoint,
+  type IntelActive,
+  type IntelConfig,
+  type ModelPrice,
+  type Sampling,
+  type SwapPolicy,
+} from './intelligence.js';
+export { describeValue, formatIssues, formatPath } from './issues.js';
+export {
+  LOG_LEVELS,
+  LimitsSchema,
+  TelemetrySchema,
+  type Limits,
+  type Telemetry,
+} from './limits.js';
+export {
+  ALLOWED_TOOLS_ROLE,
+  SEED_ROLES,
+  SeedMessageSchema,
+  ToolCallSchema,
+  ToolDefSchema,
+  TranscriptMessageSchema,
+  type SeedMessage,
+  type ToolCall,
+  type ToolDef,
+  type TranscriptMessage,
+} from './messages.js';
+export {
+  allowedTools,
+  conversationSeed,
+  isToolAllowed,
+  matchesToolPattern,
+  narrowTools,
+  stripAllowList,
+} from './narrow.js';
+export { NdjsonReader, type LineDecoder, type NdjsonReaderOptions } from './ndjson-reader.js';
+export {
+  OutcomeSchema,
+  ScheduleRequestSchema,
+  SubscriptionRequestSchema,
+  TERMINAL_STATUSES,
+  TerminalStatusSchema,
+  UsageSchema,
+  type Outcome,
+  type ScheduleRequest,
+  type SubscriptionRequest,
+  type TerminalStatus,
+  type Usage,
+} from './outcome.js';
+export {
+  ContentIsolationSchema,
+  OrchestratorSchema,
+  SpawnPayloadSchema,
+  type ContentIsolation,
+  type Orchestrator,
+  type SpawnPayload,
+} from './payload.js';
+export {
+  CountSchema,
+  HeadersSchema,
+  JsonObjectSchema,
+  JsonValueSchema,
+  MillisSchema,
+  NonBlankSchema,
+  PositiveIntSchema,
+  type JsonObject,
+} from './primitives.js';
+export { createFrameReader, readFrames } from './read-frames.js';
+export {
+  REDACTED,
+  redactFrame,
+  redactIntel,
+  redactPayload,
+  redactSecretMap,
+  redactUrl,
+} from './redact.js';
+export {
+  A2aPeerSpecSchema,
+  AAuthSettingsSchema,
+  McpServerSpecSchema,
+  ServerNameSchema,
+  TrifectaTagSchema,
+  type A2aPeerSpec,
+  type AAuthSettings,
+  type McpServerSpec,
+  type TrifectaTag,
+} from './servers.js';
+export {
+  FinishSchema,
+  McpRouteSchema,
+  RoleSchema,
+  TurnKindSchema,
+  TurnResultSchema,
+  TurnSpecSchema,
+  type Finish,
+  type McpRoute,
+  type Role,
+  type TurnKind,
+  type TurnResult,
+  type TurnSpec,
+} from './turn.js';
+export { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './version.js';
+export {
+  VIOLATION_CODES,
+  describeViolation,
+  excerptOf,
+  type ProtocolViolation,
+  type ViolationCode,
+} from './violation.js';

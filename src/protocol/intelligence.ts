@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { CountSchema, HeadersSchema, PositiveIntSchema } from './primitives.js';
+
+/** The two wire dialects arbor speaks: OpenAI chat completions and Anthropic messages. */
+export const DialectSchema = z.enum(['openai', 'anthropic']);
+export type Dialect = z.infer<typeof DialectSchema>;
+
+/** An `http:` or `https:` URL. */
+export const HttpUrlSchema = z.url({
+  protocol: /^https?$/,
+  error: 'expected an http:// or https:// URL',
+});
+
+/**
+ * One place a model can be reached. Endpoints are tried in list order; each carries its own
+ * dialect and credential so a list may mix providers.
+ */
+export const EndpointSchema = z.object({
+  /** Base URL, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  url: HttpUrlSchema,
+  dialect: DialectSchema.default('openai'),
+  /** Model name for this endpoint when it differs from the config-wide `model`. */
+  model: z.string().min(1).optional(),
+  /**
+   * Where the credential comes from: `env:NAME` or `{{secret:NAME}}`. Public: it is kept in stored
+   * payloads so a restored node can resolve the credential again.
+   */
+  credential_ref: z.string().min(1).optional(),
+  /**
+   * The resolved credential. It travels to the child over the control pipe only and is stripped
+   * from every stored, logged or displayed copy.
+   */
+  api_key: z.string().min(1).optional(),
+  /** Extra request headers. Values of authentication-like headers are redacted when shown. */
+  headers: HeadersSchema.default({}),
+});
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+/** Sampling options passed to the model. Absent fields are left to the server's defaults. */
+export const SamplingSchema = z.object({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  /** Upper bound on output tokens per model call. */
+  max_output_tokens: PositiveIntSchema.optional(),
+  stop: z.array(z.string()).optional(),
+  seed: z.number().int().optional(),
+});
+export type Sampling = z.infer<typeof SamplingSchema>;
+
+/** Per-endpoint circuit breaker settings. */
+export const BreakerSettingsSchema = z.object({
+  /** Consecutive failures that open the breaker. */
+  threshold: PositiveIntSchema.default(3),
+  /** First cooldown before a half-open probe, in milliseconds; it doubles on each re-open. */
+  cooldown_ms: PositiveIntSchema.default(5_000),
+  /** Ceiling of the doubling cooldown, in milliseconds. */
+  cooldown_max_ms: PositiveIntSchema.default(60_000),
+});
+export type BreakerSettings = z.infer<typeof BreakerSettingsSchema>;
+
+/** USD price per million tokens for one model. */
+export const ModelPriceSchema = z.object({
+  input_per_mtok: z.number().nonnegative(),
+  output_per_mtok: z.number().nonnegative(),
+});
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/** How a child reaches its model: an ordered endpoint list, a model, and call settings. */
+export const IntelConfigSchema = z.object({
+  endpoints: z.array(EndpointSchema).min(1, 'expected at least one endpoint'),
+  model: z.string().min(1),
+  sampling: SamplingSchema.default({}),
+  /** Per-call timeout, in milliseconds. */
+  timeout_ms: PositiveIntSchema.default(120_000),
+  /** Retries on the same endpoint for 429 and 5xx before failing over. */
+  retries: CountSchema.default(2),
+  breaker: BreakerSettingsSchema.prefault({}),
+  /** Price table keyed by model name, used to compute `cost_usd` in usage. */
+  prices: z.record(z.string(), ModelPriceSchema).default({}),
+});
+export type IntelConfig = z.infer<typeof IntelConfigSchema>;
+
+/** How a hot swap treats the turn in flight. */
+export const SwapPolicySchema = z.enum(['finish-on-old', 'restart-turn']);
+export type SwapPolicy = z.infer<typeof SwapPolicySchema>;
+
+/**
+ * Which endpoint is serving, reported with intelligence health. Index and transport only: never
+ * a URL or a credential.
+ */
+export const IntelActiveSchema = z.object({
+  index: CountSchema,
+  transport: z.enum(['http', 'https']),
+});
+export type IntelActive = z.infer<typeof IntelActiveSchema>;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { CountSchema, JsonValueSchema, MillisSchema, NonBlankSchema } from './primitives.js';
+
+/** Every way a run can end. Each one is terminal. */
+export const TERMINAL_STATUSES = [
+  'completed',
+  'refused',
+  'exhausted_steps',
+  'exhausted_tokens',
+  'exhausted_budget',
+  'deadline',
+  'stalled',
+  'loop_detected',
+  'cancelled',
+  'crashed',
+  'failed',
+] as const;
+export const TerminalStatusSchema = z.enum(TERMINAL_STATUSES);
+export type TerminalStatus = z.infer<typeof TerminalStatusSchema>;
+
+/** Token usage of one or more model calls, and its cost when the price is known. */
+export const UsageSchema = z.object({
+  input_tokens: CountSchema,
+  output_tokens: CountSchema,
+  cost_usd: z.number().nonnegative().optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** A request, made by a finished turn, to run an instruction again after a delay. */
+export const ScheduleRequestSchema = z.object({
+  after_ms: MillisSchema,
+  instruction: NonBlankSchema,
+});
+export type ScheduleRequest = z.infer<typeof ScheduleRequestSchema>;
+
+/** A request, made by a finished turn, to be woken when a resource changes (or to stop). */
+export const SubscriptionRequestSchema = z.object({
+  uri: z.string().min(1),
+  action: z.enum(['subscribe', 'unsubscribe']).default('subscribe'),
+  /** Optional condition the change must meet before the session is woken. */
+  condition: z.string().optional(),
+});
+export type SubscriptionRequest = z.infer<typeof SubscriptionRequestSchema>;
+
+/** How a run or a turn ended: its status, its distilled result, and the effects it asked for. */
+export const OutcomeSchema = z.object({
+  status: TerminalStatusSchema,
+  /** The result is incomplete (a limit cut the run short); drives exit code 3. */
+  partial: z.boolean().default(false),
+  /** The distilled result: text, or the parsed value when an output schema applied. */
+  result: JsonValueSchema.default(null),
+  /** Why the run ended this way, in words, when it did not simply complete. */
+  reason: z.string().optional(),
+  scheduled: z.array(ScheduleRequestSchema).default([]),
+  subscriptions: z.array(SubscriptionRequestSchema).default([]),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;

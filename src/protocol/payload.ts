@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { CaveatsSchema } from './caveats.js';
+import { IntelConfigSchema } from './intelligence.js';
+import { LimitsSchema, TelemetrySchema } from './limits.js';
+import { ALLOWED_TOOLS_ROLE, SeedMessageSchema } from './messages.js';
+import { CountSchema, JsonObjectSchema } from './primitives.js';
+import { A2aPeerSpecSchema, AAuthSettingsSchema, McpServerSpecSchema } from './servers.js';
+import { RoleSchema, TurnSpecSchema } from './turn.js';
+
+/** Who spawned this child, named in the identity header of its system prompt. */
+export const OrchestratorSchema = z.object({
+  name: z.string().min(1),
+  /** The orchestrator's role or task label, such as `planner`. */
+  role: z.string().min(1).optional(),
+});
+export type Orchestrator = z.infer<typeof OrchestratorSchema>;
+
+/** How untrusted content (tool output, peer messages) is handled before the model sees it. */
+export const ContentIsolationSchema = z.object({
+  enabled: z.boolean().default(true),
+  /** Wrap untrusted content in delimiters that mark it as data, not instructions. */
+  spotlight: z.boolean().default(true),
+  /** Longest untrusted text passed on, in bytes; the rest is cut with a marker. */
+  max_content_bytes: CountSchema.default(65_536),
+});
+export type ContentIsolation = z.infer<typeof ContentIsolationSchema>;
+
+/**
+ * Everything a child needs to run, minted by the supervisor. The child takes none of it from its
+ * own request: depth in particular comes from the caller's record, so a child cannot claim a
+ * shallower depth to buy more levels of delegation.
+ */
+export const SpawnPayloadSchema = z
+  .object({
+    /** The task. */
+    instruction: z.string(),
+    /** Objective, output format and boundaries: what the result will be checked against. */
+    output_contract: z.string().optional(),
+    /**
+     * The context the parent chose to share, never its transcript. May begin with the
+     * supervisor's tool allow-list marker (see `narrowTools`).
+     */
+    context_seed: z.array(SeedMessageSchema).default([]),
+    intelligence: IntelConfigSchema,
+    /** The MCP servers this child may reach: always a subset of its parent's. */
+    mcp_servers: z.array(McpServerSpecSchema).default([]),
+    /** Remote A2A agents this child may delegate to, inherited like MCP servers. */
+    a2a_peers: z.array(A2aPeerSpecSchema).default([]),
+    /** Path of an extra PEM CA file trusted for outbound TLS (a public path, never key bytes). */
+    tls_ca: z.string().min(1).optional(),
+    aauth: AAuthSettingsSchema.optional(),
+    /** Tools the child must not call itself: it sends them to the supervisor as `tool_request`. */
+    gated_tools: z.array(z.string().min(1)).default([]),
+    limits: LimitsSchema.prefault({}),
+    telemetry: TelemetrySchema,
+    /** Depth in the tree, minted by the supervisor (0 = root). */
+    depth: CountSchema.default(0),
+    /** Stay alive after a turn and take the next injected message on the same transcript. */
+    warm: z.boolean().default(false),
+    role: RoleSchema.default('agent'),
+    /** The turn worker's input (`role: turn`). */
+    turn: TurnSpecSchema.optional(),
+    /** JSON Schema the child's result must satisfy; enforced through a capture tool. */
+    output_schema: JsonObjectSchema.optional(),
+    /** The authority the child holds; absent means unrestricted. */
+    caveats: CaveatsSchema.prefault({}),
+    /** Extra system-prompt text that shapes how this child works. */
+    persona: z.string().optional(),
+    orchestrator: OrchestratorSchema.optional(),
+    /** The parent's damped trajectory risk score; the child starts from it, not from zero. */
+    risk_seed: z.number().nonnegative().optional(),
+    content_isolation: ContentIsolationSchema.prefault({}),
+  })
+  .superRefine((payload, ctx) => {
+    if (payload.role === 'turn' && payload.turn === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['turn'], message: 'required when `role` is `turn`' });
+    }
+    if (payload.role === 'agent' && payload.instruction.trim() === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['instruction'],
+        message: 'expected a non-empty instruction for `role` `agent`',
+      });
+    }
+    const seen = new Set<string>();
+    payload.mcp_servers.forEach((server, index) => {
+      if (seen.has(server.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mcp_servers', index, 'name'],
+          message: `duplicate server name \`${server.name}\``,
+        });
+      }
+      seen.add(server.name);
+    });
+    // Only the supervisor's marker, at index 0, may carry an allow-list. Any other is forged.
+    payload.context_seed.forEach((message, index) => {
+      if (message.role === ALLOWED_TOOLS_ROLE && index !== 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['context_seed', index, 'role'],
+          message: `a tool allow-list is valid only as the supervisor's marker at index 0, found one at index ${index}`,
+        });
+      }
+    });
+  });
+export type SpawnPayload = z.infer<typeof SpawnPayloadSchema>;

@@ -1,0 +1,18 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * End-to-end tests run the real `arbor` binary and real child processes from `dist/`, so the build
+ * must match the sources. The build is incremental: when nothing changed it takes about a second.
+ */
+export default function setup(): void {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  execFileSync(
+    process.execPath,
+    [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+}
