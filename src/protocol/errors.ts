@@ -16,6 +16,18 @@ export const ERROR_CODES = {
   protocol_violation: 'system',
   /** A frame larger than the 16 MiB cap. */
   frame_too_large: 'system',
+  /** Every endpoint failed or is unusable (breakers open): maps to exit 4. */
+  intel_unavailable: 'system',
+  /** An endpoint refused the credential (401/403): maps to exit 4. */
+  intel_auth: 'user',
+  /** An endpoint rejected the request as malformed (a 4xx other than 401/403/408/429). */
+  intel_bad_request: 'system',
+  /** An endpoint answered with a body that is not the dialect's response shape. */
+  intel_bad_response: 'system',
+  /** The operation was cancelled through its signal. */
+  cancelled: 'user',
+  /** The operation ran past its time limit. */
+  timeout: 'system',
   /** Something arbor did not expect: a bug. */
   internal: 'system',
 } as const satisfies Record<string, Fault>;

@@ -1,0 +1,103 @@
+import type {
+  Dialect,
+  IntelActive,
+  IntelConfig,
+  Sampling,
+  ToolCall,
+  ToolDef,
+  TranscriptMessage,
+  Usage,
+} from '../protocol/index.js';
+
+/**
+ * The model port: what the agent loop asks of an LLM, in arbor's dialect-neutral terms. The
+ * dialects (OpenAI chat completions, Anthropic messages) translate to and from their wire shapes;
+ * the endpoint pool adds failover, breakers and health on top.
+ */
+
+/** One model call. */
+export interface ModelRequest {
+  /** The system prompt; `system` and `note` messages in the transcript are folded in after it. */
+  system?: string;
+  messages: readonly TranscriptMessage[];
+  /** Tools the model may call, by arbor name (dots allowed; the wire form replaces `.` with `_`). */
+  tools?: readonly ToolDef[];
+  /** Whether the model must, may or must not call a tool. Default `auto`. */
+  toolChoice?: 'auto' | 'none' | 'required';
+  /** Overrides the config's sampling options for this call. */
+  sampling?: Sampling;
+  /** Overrides the model for this call (a budget degrade to a cheaper model). */
+  model?: string;
+  /** W3C trace context sent as the `traceparent` header. */
+  traceparent?: string;
+}
+
+/** Why the model stopped. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+
+/** The model's answer to one call. */
+export interface ModelResponse {
+  /** The answer text; empty when the model only called tools. */
+  text: string;
+  /** Tool calls, with arbor tool names (the wire names mapped back) and parsed arguments. */
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  /** Tokens of this call, and its cost when the model has a price. */
+  usage: Usage;
+  /** The model that answered, as the server reported it. */
+  model: string;
+  /** Which endpoint of the list answered (0-based). */
+  endpointIndex: number;
+}
+
+/** A piece of a streamed answer. The last delta of a successful stream is always `done`. */
+export type ModelDelta =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; index: number; id?: string; name?: string; argsDelta: string }
+  | { type: 'done'; response: ModelResponse };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** Breaker state of one endpoint. */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** Health record of one endpoint: what an operator sees, never a URL or a credential. */
+export interface EndpointHealth {
+  index: number;
+  dialect: Dialect;
+  transport: IntelActive['transport'];
+  state: BreakerState;
+  consecutiveFailures: number;
+  totalCalls: number;
+  totalFailures: number;
+  /** Exponentially weighted moving average of successful call latency, in milliseconds. */
+  ewmaLatencyMs: number | undefined;
+  lastOkAt: number | undefined;
+  lastErrorAt: number | undefined;
+  /** Class of the last failure (`timeout`, `connection`, `status_503`, `auth`, …). */
+  lastErrorKind: string | undefined;
+}
+
+/**
+ * Edge-triggered health change: emitted once when every endpoint becomes unusable and once on
+ * recovery, however many calls are in flight. Carries an index and transport only.
+ */
+export interface IntelHealthEvent {
+  allDown: boolean;
+  active?: IntelActive;
+}
+
+/** What the agent loop holds: a model it can call, watch and re-point. */
+export interface ModelClient {
+  generate(request: ModelRequest, options?: CallOptions): Promise<ModelResponse>;
+  stream(request: ModelRequest, options?: CallOptions): AsyncIterable<ModelDelta>;
+  /** Replaces the endpoint list and model between calls, with fresh breakers. A bad config keeps the old one and throws. */
+  swap(config: IntelConfig): void;
+  /** The model calls go to unless a request overrides it. */
+  readonly model: string;
+  health(): EndpointHealth[];
+  /** Subscribes to edge-triggered health changes; returns the unsubscribe function. */
+  onHealth(listener: (event: IntelHealthEvent) => void): () => void;
+}
