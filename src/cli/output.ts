@@ -10,6 +10,7 @@ export interface CliIo {
   stderr: Writable;
   /** Whether stderr is a terminal (live displays) or a pipe (NDJSON). */
   isStderrTty: boolean;
+  env: NodeJS.ProcessEnv;
 }
 
 /** The process's own streams. */
@@ -19,6 +20,7 @@ export function processIo(): CliIo {
     stdout: process.stdout,
     stderr: process.stderr,
     isStderrTty: process.stderr.isTTY,
+    env: process.env,
   };
 }
 

@@ -2,6 +2,7 @@ import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { write, type CliIo } from './output.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
+import { RUN_HELP, runCommand } from './run.js';
 import { usageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
@@ -10,7 +11,8 @@ const HELP = `arbor ${VERSION} — bounded, isolated, observable delegation betw
 Usage: arbor <command> [options]
 
 Commands:
-  protocol check   validate NDJSON protocol frames read from stdin
+  run <instruction>  run one root agent; result on stdout, live tree on stderr
+  protocol check     validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.
 `;
@@ -18,6 +20,13 @@ Run \`arbor <command> --help\` for a command's options.
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  run: async (args, io) => {
+    if (args.includes('--help') || args.includes('-h')) {
+      await write(io.stdout, RUN_HELP);
+      return EXIT.ok;
+    }
+    return runCommand(args, io, io.env);
+  },
   protocol: async (args, io) => {
     const [sub, ...rest] = args;
     if (sub === 'check') return protocolCheck(rest, io);

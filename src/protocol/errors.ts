@@ -24,6 +24,10 @@ export const ERROR_CODES = {
   intel_bad_request: 'system',
   /** An endpoint answered with a body that is not the dialect's response shape. */
   intel_bad_response: 'system',
+  /** A child could not be started: it exited, failed or timed out before `ready`. */
+  spawn_failed: 'system',
+  /** Budget admission refused a model call (the node's grant or the tree's ceiling is spent). */
+  budget_refused: 'system',
   /** The operation was cancelled through its signal. */
   cancelled: 'user',
   /** The operation ran past its time limit. */

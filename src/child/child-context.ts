@@ -1,0 +1,68 @@
+import type { ModelClient } from '../intel/model.js';
+import type { SessionHooks } from '../loop/index.js';
+import type { SpawnPayload } from '../protocol/index.js';
+import type { ToolHost } from '../tools/index.js';
+import { admitOverChannel } from './admission.js';
+import type { ControlChannel } from './control-channel.js';
+import type { FrameWriter } from './frame-writer.js';
+import type { Logger } from './logger.js';
+
+/** Everything a child's driver works with once setup is done. */
+export interface ChildContext {
+  payload: SpawnPayload;
+  channel: ControlChannel;
+  writer: FrameWriter;
+  log: Logger;
+  model: ModelClient;
+  tools: ToolHost;
+  /** Offer `finish` to the model (false when the allow-list excludes it). */
+  offerFinish: boolean;
+}
+
+/** Session hooks that report over the control channel and honour pause and budget. */
+export function channelHooks(context: ChildContext): SessionHooks {
+  const { channel, writer } = context;
+  return {
+    onEvent: (event, fields) => {
+      writer.send({ type: 'event', event, fields });
+    },
+    onUsage: (usage) => {
+      writer.send({ type: 'usage', ...usage });
+    },
+    admit: admitOverChannel(channel, writer),
+    waitWhileHeld: (signal) => channel.hold.wait(signal),
+  };
+}
+
+/**
+ * Applies a swap parked on the channel, if any: the model client is re-pointed with fresh
+ * breakers. Returns the policy of the applied swap. A swap the client refuses keeps the old
+ * endpoints, and says so.
+ */
+export function applyParkedSwap(
+  context: ChildContext,
+): 'finish-on-old' | 'restart-turn' | undefined {
+  const swap = context.channel.takeSwap();
+  if (swap === undefined) return undefined;
+  try {
+    const before = context.model.model;
+    context.model.swap(swap.intelligence);
+    context.writer.send({
+      type: 'event',
+      event: 'intel.swapped',
+      fields: {
+        policy: swap.policy,
+        endpoints: swap.intelligence.endpoints.length,
+        model_changed: before !== context.model.model,
+      },
+    });
+    return swap.policy;
+  } catch (error) {
+    context.writer.send({
+      type: 'event',
+      event: 'intel.swap_rejected',
+      fields: { reason: error instanceof Error ? error.message : String(error) },
+    });
+    return undefined;
+  }
+}

@@ -1,0 +1,33 @@
+import { createModelClient } from '../intel/index.js';
+import { runChild } from './run-child.js';
+
+/**
+ * Entry of a child process. Stdout is the protocol channel, so console output of any kind is sent
+ * to stderr before anything else runs. The child exits when its input ends or its parent dies.
+ */
+for (const method of ['log', 'info', 'debug', 'warn'] as const) {
+  console[method] = (...args: unknown[]) => {
+    console.error(...args);
+  };
+}
+
+const parentPid = process.ppid;
+// Node has no parent-death signal: poll for re-parenting, so an orphan never outlives its parent.
+setInterval(() => {
+  if (process.ppid !== parentPid) process.exit(1);
+}, 500).unref();
+
+// Input closing means the supervisor is gone or done with us: stop promptly, even if some work
+// ignores its cancellation.
+process.stdin.once('close', () => {
+  setTimeout(() => process.exit(1), 2_000).unref();
+});
+
+const code = await runChild(
+  { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+  {
+    connectModel: (config, options) => createModelClient(config, options),
+    extraCaFile: process.env.NODE_EXTRA_CA_CERTS,
+  },
+);
+process.exit(code);

@@ -1,0 +1,86 @@
+import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
+import { conversationSeed, type Outcome } from '../protocol/index.js';
+import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
+
+/**
+ * The agent role: run the loop on the instruction. One-shot, it ends with one `result`. Warm, each
+ * turn ends with a `turn` frame and the session waits for the next injected message on the same
+ * transcript; closing it (cancel or end of input while idle) sends a `result` that keeps the last
+ * turn's answer rather than overwriting it with nothing.
+ */
+export async function runAgent(context: ChildContext): Promise<void> {
+  const { payload, channel, writer } = context;
+  const session = new AgentSession({
+    model: context.model,
+    tools: context.tools,
+    system: buildSystemPrompt({
+      orchestrator: payload.orchestrator,
+      persona: payload.persona,
+      outputContract: payload.output_contract,
+      depth: payload.depth,
+    }),
+    transcript: seedTranscript(conversationSeed(payload), payload.instruction, Date.now()),
+    limits: payload.limits,
+    hooks: channelHooks(context),
+    logContent: payload.telemetry.log_content,
+    offerFinish: context.offerFinish,
+  });
+
+  let report = await runTurnWithSwaps(context, session, undefined);
+  if (!payload.warm) {
+    writer.send({ type: 'result', outcome: report.outcome });
+    return;
+  }
+  writer.send({ type: 'turn', outcome: report.outcome });
+  let last: Outcome = report.outcome;
+  while (!endsSession(last)) {
+    const message = await channel.injects.next(channel.signal);
+    if (message === undefined) break;
+    report = await runTurnWithSwaps(context, session, {
+      role: 'user',
+      text: message,
+      ts: Date.now(),
+    });
+    last = report.outcome;
+    writer.send({ type: 'turn', outcome: last });
+  }
+  writer.send({ type: 'result', outcome: closingOutcome(last, channel.signal) });
+}
+
+/**
+ * Runs one turn, applying a swap parked before it. A `restart-turn` swap that arrives during the
+ * turn and changes the model discards the finished turn and runs it again on the new model from
+ * the same pre-turn state.
+ */
+async function runTurnWithSwaps(
+  context: ChildContext,
+  session: AgentSession,
+  input: Parameters<AgentSession['runTurn']>[0],
+): Promise<TurnReport> {
+  applyParkedSwap(context);
+  for (;;) {
+    const before = session.transcript.length;
+    const model = context.model.model;
+    const report = await session.runTurn(input, { signal: context.channel.signal });
+    if (!context.channel.hasSwap || context.channel.signal.aborted) return report;
+    const policy = applyParkedSwap(context);
+    if (policy !== 'restart-turn' || context.model.model === model) return report;
+    session.rewind(before);
+    context.writer.send({
+      type: 'event',
+      event: 'turn.restarted',
+      fields: { reason: 'intelligence swapped with restart-turn' },
+    });
+  }
+}
+
+/** Turn outcomes after which a warm session does not take another message. */
+function endsSession(outcome: Outcome): boolean {
+  return outcome.status === 'cancelled' || outcome.status === 'stalled';
+}
+
+function closingOutcome(last: Outcome, signal: AbortSignal): Outcome {
+  if (last.status !== 'completed') return last;
+  const reason = signal.aborted ? `session closed: ${String(signal.reason)}` : 'session closed';
+  return { ...last, reason };
+}

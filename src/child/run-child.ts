@@ -1,0 +1,131 @@
+import { accessSync, constants } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import type { ModelClient } from '../intel/model.js';
+import {
+  allowedTools,
+  ArborError,
+  isArborError,
+  isToolAllowed,
+  PROTOCOL_VERSION,
+  toErrorPayload,
+  type IntelConfig,
+} from '../protocol/index.js';
+import { INTERNAL_TOOLS, ToolSet } from '../tools/index.js';
+import type { ChildContext } from './child-context.js';
+import { ControlChannel } from './control-channel.js';
+import { FrameWriter } from './frame-writer.js';
+import { Logger } from './logger.js';
+import { remoteTool } from './remote-tool.js';
+import { runAgent } from './run-agent.js';
+import { runTurnWorker } from './run-turn-worker.js';
+
+export interface ChildIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export interface ChildDeps {
+  /** Builds the model client; long-lived (warm) sessions wait out an outage instead of failing. */
+  connectModel(config: IntelConfig, options: { mode: 'one-shot' | 'long-lived' }): ModelClient;
+  /** The extra CA file the process was started with (`NODE_EXTRA_CA_CERTS`), if any. */
+  extraCaFile?: string | undefined;
+}
+
+/** Process exit codes of a child (the supervisor reads frames, not these; they help debugging). */
+export const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
+
+/**
+ * A child's whole life, in the order DESIGN §4 gives: read the payload, check the TLS anchor,
+ * start answering control frames, connect intelligence, say `ready`, run the role, end with
+ * exactly one terminal frame. Returns the process exit code.
+ */
+export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
+  const writer = new FrameWriter(io.stdout);
+  const log = new Logger(io.stderr);
+  const channel = new ControlChannel(io.stdin, writer, log);
+
+  let payload;
+  try {
+    payload = await channel.spawn;
+  } catch (error) {
+    return fail(writer, error, CHILD_EXIT.badSpawn);
+  }
+  log.bind(payload.telemetry);
+
+  if (payload.tls_ca !== undefined) {
+    const problem = checkCa(payload.tls_ca, deps.extraCaFile);
+    if (problem !== undefined)
+      return fail(writer, new ArborError('config', problem), CHILD_EXIT.badSpawn);
+  }
+
+  let model: ModelClient;
+  try {
+    model = deps.connectModel(payload.intelligence, {
+      mode: payload.warm ? 'long-lived' : 'one-shot',
+    });
+  } catch (error) {
+    return fail(writer, error, CHILD_EXIT.intel);
+  }
+  model.onHealth((event) => {
+    writer.send({
+      type: 'intel_health',
+      all_down: event.allDown,
+      ...(event.active === undefined ? {} : { active: event.active }),
+    });
+  });
+
+  const allow = allowedTools(payload);
+  const tools = new ToolSet(
+    INTERNAL_TOOLS.map((def) => remoteTool(def, channel, writer)),
+    allow,
+  );
+  const context: ChildContext = {
+    payload,
+    channel,
+    writer,
+    log,
+    model,
+    tools,
+    offerFinish: isToolAllowed('finish', allow),
+  };
+
+  writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });
+  log.log('info', 'child.ready', { role: payload.role, warm: payload.warm, depth: payload.depth });
+  try {
+    if (payload.role === 'turn' && payload.turn !== undefined)
+      await runTurnWorker(context, payload.turn);
+    else await runAgent(context);
+  } catch (error) {
+    const code =
+      isArborError(error) && error.code.startsWith('intel_')
+        ? CHILD_EXIT.intel
+        : CHILD_EXIT.internal;
+    return fail(writer, error, code);
+  }
+  await writer.flush();
+  return CHILD_EXIT.ok;
+}
+
+async function fail(writer: FrameWriter, error: unknown, exitCode: number): Promise<number> {
+  const wire = toErrorPayload(error);
+  writer.send({ type: 'failed', error: wire.message, code: wire.code });
+  await writer.flush();
+  return exitCode;
+}
+
+/**
+ * The extra CA must be installed before the first dial, process-wide. A process child is started
+ * with `NODE_EXTRA_CA_CERTS` pointing at it, which Node loads at start-up; this checks that the
+ * anchor the payload names is the one that was loaded, and that it is readable.
+ */
+function checkCa(path: string, loaded: string | undefined): string | undefined {
+  if (loaded !== path)
+    return `tls_ca ${path} was not installed at start-up (NODE_EXTRA_CA_CERTS is ${loaded ?? 'unset'})`;
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    return `tls_ca ${path} cannot be read`;
+  }
+  return undefined;
+}

@@ -1,0 +1,43 @@
+import { AgentSession } from '../loop/index.js';
+import type { TurnSpec } from '../protocol/index.js';
+import { channelHooks, type ChildContext } from './child-context.js';
+
+/**
+ * The turn-worker role: run one turn over the transcript slice the supervisor handed over, with
+ * the tools it listed, and end with `turn_done` carrying the delta, the answer and the usage.
+ */
+export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Promise<void> {
+  const { payload, writer } = context;
+  const { admit, ...withoutAdmission } = channelHooks(context);
+  const hooks =
+    turn.budget_admission && admit !== undefined
+      ? { ...withoutAdmission, admit }
+      : withoutAdmission;
+  const session = new AgentSession({
+    model: context.model,
+    tools: context.tools,
+    system: turn.system,
+    transcript: turn.messages,
+    limits: { ...payload.limits, max_steps: turn.max_rounds ?? payload.limits.max_steps },
+    hooks,
+    logContent: payload.telemetry.log_content,
+    offerFinish: context.offerFinish,
+  });
+  const report = await session.runTurn(undefined, { signal: context.channel.signal });
+  writer.send({
+    type: 'turn_done',
+    turn: {
+      turn_id: turn.turn_id,
+      status: report.outcome.status,
+      messages: report.messages,
+      ...(report.text === undefined ? {} : { text: report.text }),
+      usage: report.usage,
+      rounds: report.rounds,
+      tool_calls: report.toolCalls,
+      ...(report.outcome.reason === undefined || report.outcome.status === 'completed'
+        ? {}
+        : { error: report.outcome.reason }),
+      ...(report.finish === undefined ? {} : { finish: report.finish }),
+    },
+  });
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import {
+  ArborError,
+  DialectSchema,
+  formatIssues,
+  HeadersSchema,
+  HttpUrlSchema,
+  ModelPriceSchema,
+  SamplingSchema,
+  SwapPolicySchema,
+} from '../protocol/index.js';
+
+const Duration = z.string().min(1);
+
+const EndpointTable = z.strictObject({
+  url: HttpUrlSchema,
+  dialect: DialectSchema.optional(),
+  model: z.string().min(1).optional(),
+  /** Where the credential comes from: `env:NAME`. Literal keys are refused in files. */
+  credential: z
+    .string()
+    .regex(
+      /^env:[A-Za-z_][A-Za-z0-9_]*$/,
+      'expected `env:NAME`; put the key in the environment, not in the file',
+    )
+    .optional(),
+  headers: HeadersSchema.optional(),
+});
+
+/** The `--config` file: TOML, strict (an unknown key is an error naming it). */
+export const ConfigFileSchema = z.strictObject({
+  intelligence: z
+    .strictObject({
+      model: z.string().min(1).optional(),
+      dialect: DialectSchema.optional(),
+      /** Endpoint URLs, in failover order; or `[[intelligence.endpoint]]` tables for more detail. */
+      endpoints: z.array(HttpUrlSchema).optional(),
+      endpoint: z.array(EndpointTable).optional(),
+      timeout: Duration.optional(),
+      retries: z.number().int().min(0).optional(),
+      swap_policy: SwapPolicySchema.optional(),
+      sampling: SamplingSchema.strict().optional(),
+      prices: z.record(z.string(), ModelPriceSchema).optional(),
+      breaker: z
+        .strictObject({
+          threshold: z.number().int().positive().optional(),
+          cooldown: Duration.optional(),
+          cooldown_max: Duration.optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      max_steps: z.number().int().positive().optional(),
+      max_tokens: z.number().int().positive().optional(),
+      deadline: Duration.optional(),
+      max_depth: z.number().int().min(0).optional(),
+    })
+    .optional(),
+  budget: z.strictObject({ usd: z.number().positive().optional() }).optional(),
+  store: z.strictObject({ path: z.string().min(1).optional() }).optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** Reads and validates a config file; every problem is a `config` error naming the file and key. */
+export function loadConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ArborError(
+      'config',
+      `Cannot read the config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (error) {
+    throw new ArborError(
+      'config',
+      `${path}: not valid TOML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
+  }
+  const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success)
+    throw new ArborError('config', `${path}: ${formatIssues(parsed.error.issues)}`);
+  if (
+    parsed.data.intelligence?.endpoints !== undefined &&
+    parsed.data.intelligence.endpoint !== undefined
+  ) {
+    throw new ArborError(
+      'config',
+      `${path}: set either \`intelligence.endpoints\` or \`[[intelligence.endpoint]]\`, not both.`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,53 @@
+/** The flags of `arbor run`, in `node:util` `parseArgs` form. */
+export const RUN_OPTIONS = {
+  intel: { type: 'string' },
+  dialect: { type: 'string' },
+  model: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  deadline: { type: 'string' },
+  'max-depth': { type: 'string' },
+  provider: { type: 'string' },
+  config: { type: 'string' },
+  db: { type: 'string' },
+  json: { type: 'boolean' },
+  warm: { type: 'boolean' },
+  'mock-llm': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const RUN_HELP = `Usage: arbor run [options] <instruction>
+
+Runs one root agent in its own process and prints its result on stdout. Progress goes to stderr:
+a live tree on a terminal, NDJSON events otherwise. The run id is printed on stderr.
+
+Model:
+  --intel URL[,URL...]     endpoint list, failed over in order (env ARBOR_INTEL)
+  --dialect openai|anthropic  wire dialect of the endpoints (default openai; env ARBOR_DIALECT)
+  --model NAME             model name (env ARBOR_MODEL)
+  --mock-llm PLAYBOOK      run against arbor's scripted model instead (no real LLM, no key)
+  Credentials come from ARBOR_API_KEY, or OPENAI_API_KEY / ANTHROPIC_API_KEY by dialect.
+
+Limits:
+  --max-steps N            model calls allowed (default 50)
+  --max-tokens N           tokens allowed
+  --budget-usd X           money allowed
+  --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h
+  --max-depth N            levels of delegation allowed below the root (default 3)
+
+Run:
+  --warm                   keep the session open: each stdin line is the next message, one
+                           answer per line on stdout; end of input closes the session
+  --provider process       how the root runs (default process)
+  --config FILE            TOML config (precedence: defaults < file < env < flags)
+  --db PATH                the run store (default .arbor/arbor.db; env ARBOR_DB)
+  --json                   print a JSON report instead of the bare result
+
+Signals: SIGINT/SIGTERM drain the tree (a second one forces), SIGUSR1 pauses every agent at its
+next step, SIGUSR2 resumes, SIGHUP re-reads --config and hot-swaps the intelligence.
+
+Exit codes: 0 completed, 1 internal error or crash, 2 bad usage or config, 3 stalled or loop
+detected, 4 intelligence unavailable, 5 refused, 6 MCP server down, 7 budget or deadline
+exhausted, 130 interrupted.
+`;

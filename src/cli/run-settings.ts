@@ -1,0 +1,236 @@
+import {
+  ArborError,
+  IntelConfigSchema,
+  formatIssues,
+  type Dialect,
+  type Endpoint,
+  type IntelConfig,
+  type SwapPolicy,
+} from '../protocol/index.js';
+import { DEFAULT_DB_PATH } from '../store/index.js';
+import { loadConfigFile, type ConfigFile } from './config-file.js';
+import { parseDuration } from './duration.js';
+
+/** Flags of `arbor run`, as `parseArgs` returns them. */
+export interface RunFlags {
+  intel?: string | undefined;
+  dialect?: string | undefined;
+  model?: string | undefined;
+  'max-steps'?: string | undefined;
+  'max-tokens'?: string | undefined;
+  'budget-usd'?: string | undefined;
+  deadline?: string | undefined;
+  'max-depth'?: string | undefined;
+  provider?: string | undefined;
+  config?: string | undefined;
+  db?: string | undefined;
+  json?: boolean | undefined;
+  warm?: boolean | undefined;
+  'mock-llm'?: string | undefined;
+}
+
+/** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
+export interface RunSettings {
+  instruction: string;
+  /** Endpoints without credentials: those are resolved from the environment when the run starts. */
+  intelligence: IntelConfig | undefined;
+  swapPolicy: SwapPolicy;
+  maxSteps: number;
+  maxTokens: number | undefined;
+  deadlineMs: number | undefined;
+  maxDepth: number;
+  budgetUsd: number | undefined;
+  provider: 'process';
+  dbPath: string;
+  json: boolean;
+  warm: boolean;
+  mockLlm: string | undefined;
+  configPath: string | undefined;
+}
+
+/** One source's say on a setting: the value and how to name it in an error. */
+interface Layer {
+  value: string;
+  name: string;
+}
+
+const DEFAULT_MAX_STEPS = 50;
+const DEFAULT_MAX_DEPTH = 3;
+
+/** Resolves and validates every setting before anything runs. Errors exit 2. */
+export function resolveRunSettings(
+  instruction: string,
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+): RunSettings {
+  if (instruction.trim() === '')
+    throw new ArborError('usage', 'Expected an instruction: `arbor run "<what to do>"`.');
+  const config = flags.config === undefined ? undefined : loadConfigFile(flags.config);
+  const pick = (flag: keyof RunFlags, envName: string): Layer | undefined => {
+    const fromFlag = flags[flag];
+    if (typeof fromFlag === 'string') return { value: fromFlag, name: `--${flag}` };
+    const fromEnv = env[envName];
+    if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, name: envName };
+    return undefined;
+  };
+
+  const provider = pick('provider', 'ARBOR_PROVIDER')?.value ?? 'process';
+  if (provider !== 'process') {
+    throw new ArborError(
+      'usage',
+      `Expected \`--provider\` to be \`process\`, got \`${provider}\` (the in-process providers are not available yet).`,
+    );
+  }
+  const deadline = pick('deadline', 'ARBOR_DEADLINE');
+  const configDeadline = config?.limits?.deadline;
+  return {
+    instruction,
+    intelligence: resolveIntelligence(flags, config, pick),
+    swapPolicy: config?.intelligence?.swap_policy ?? 'finish-on-old',
+    maxSteps:
+      integer(pick('max-steps', 'ARBOR_MAX_STEPS'), 1) ??
+      config?.limits?.max_steps ??
+      DEFAULT_MAX_STEPS,
+    maxTokens: integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
+    deadlineMs:
+      deadline !== undefined
+        ? durationOf(deadline)
+        : configDeadline === undefined
+          ? undefined
+          : durationOf({
+              value: configDeadline,
+              name: `${flags.config ?? 'config'}: limits.deadline`,
+            }),
+    maxDepth:
+      integer(pick('max-depth', 'ARBOR_MAX_DEPTH'), 0) ??
+      config?.limits?.max_depth ??
+      DEFAULT_MAX_DEPTH,
+    budgetUsd: positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
+    provider: 'process',
+    dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
+    json: flags.json === true,
+    warm: flags.warm === true,
+    mockLlm: flags['mock-llm'],
+    configPath: flags.config,
+  };
+}
+
+/** The intelligence config, or `undefined` when `--mock-llm` will supply the endpoint. */
+function resolveIntelligence(
+  flags: RunFlags,
+  config: ConfigFile | undefined,
+  pick: (flag: keyof RunFlags, envName: string) => Layer | undefined,
+): IntelConfig | undefined {
+  const section = config?.intelligence;
+  const dialectLayer = pick('dialect', 'ARBOR_DIALECT');
+  const dialect =
+    dialectLayer === undefined ? (section?.dialect ?? 'openai') : dialectOf(dialectLayer);
+  const model = pick('model', 'ARBOR_MODEL')?.value ?? section?.model;
+  const urls = pick('intel', 'ARBOR_INTEL');
+  let endpoints: Endpoint[] | undefined;
+  if (urls !== undefined) {
+    endpoints = urls.value.split(',').map((url) => ({ url: url.trim(), dialect, headers: {} }));
+  } else if (section?.endpoint !== undefined) {
+    endpoints = section.endpoint.map((table) => ({
+      url: table.url,
+      dialect: table.dialect ?? dialect,
+      headers: table.headers ?? {},
+      ...(table.model === undefined ? {} : { model: table.model }),
+      ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
+    }));
+  } else if (section?.endpoints !== undefined) {
+    endpoints = section.endpoints.map((url) => ({ url, dialect, headers: {} }));
+  }
+  if (flags['mock-llm'] !== undefined) {
+    if (endpoints !== undefined)
+      throw new ArborError(
+        'usage',
+        '`--mock-llm` runs a scripted model; it cannot be combined with `--intel` or configured endpoints.',
+      );
+    return undefined;
+  }
+  if (endpoints === undefined) {
+    throw new ArborError(
+      'usage',
+      'No model endpoint: pass `--intel URL` (or set ARBOR_INTEL, or `intelligence.endpoints` in `--config`), or try `--mock-llm examples/playbooks/demo.json`.',
+    );
+  }
+  if (model === undefined)
+    throw new ArborError(
+      'usage',
+      'No model name: pass `--model NAME` (or set ARBOR_MODEL, or `intelligence.model` in `--config`).',
+    );
+  const breaker = section?.breaker;
+  const candidate = {
+    endpoints,
+    model,
+    ...(section?.sampling === undefined ? {} : { sampling: section.sampling }),
+    ...(section?.timeout === undefined
+      ? {}
+      : { timeout_ms: durationOf({ value: section.timeout, name: 'intelligence.timeout' }) }),
+    ...(section?.retries === undefined ? {} : { retries: section.retries }),
+    ...(section?.prices === undefined ? {} : { prices: section.prices }),
+    breaker: {
+      ...(breaker?.threshold === undefined ? {} : { threshold: breaker.threshold }),
+      ...(breaker?.cooldown === undefined
+        ? {}
+        : {
+            cooldown_ms: durationOf({
+              value: breaker.cooldown,
+              name: 'intelligence.breaker.cooldown',
+            }),
+          }),
+      ...(breaker?.cooldown_max === undefined
+        ? {}
+        : {
+            cooldown_max_ms: durationOf({
+              value: breaker.cooldown_max,
+              name: 'intelligence.breaker.cooldown_max',
+            }),
+          }),
+    },
+  };
+  const parsed = IntelConfigSchema.safeParse(candidate, { reportInput: true });
+  if (!parsed.success) {
+    const source = urls?.name ?? flags.config ?? 'intelligence';
+    throw new ArborError('usage', `${source}: ${formatIssues(parsed.error.issues)}`);
+  }
+  return parsed.data;
+}
+
+function dialectOf(layer: Layer): Dialect {
+  if (layer.value === 'openai' || layer.value === 'anthropic') return layer.value;
+  throw new ArborError(
+    'usage',
+    `Expected \`${layer.name}\` to be \`openai\` or \`anthropic\`, got \`${layer.value}\`.`,
+  );
+}
+
+function integer(layer: Layer | undefined, minimum: number): number | undefined {
+  if (layer === undefined) return undefined;
+  const value = Number(layer.value);
+  if (!/^\d+$/.test(layer.value.trim()) || !Number.isSafeInteger(value) || value < minimum) {
+    const kind = minimum === 0 ? 'a non-negative integer' : 'a positive integer';
+    throw new ArborError(
+      'usage',
+      `Expected \`${layer.name}\` to be ${kind}, got \`${layer.value}\`.`,
+    );
+  }
+  return value;
+}
+
+function positiveNumber(layer: Layer | undefined): number | undefined {
+  if (layer === undefined) return undefined;
+  const value = Number(layer.value);
+  if (layer.value.trim() === '' || !Number.isFinite(value) || value <= 0) {
+    throw new ArborError(
+      'usage',
+      `Expected \`${layer.name}\` to be a positive amount of US dollars, got \`${layer.value}\`.`,
+    );
+  }
+  return value;
+}
+
+function durationOf(layer: Layer): number {
+  return parseDuration(layer.value, layer.name);
+}

@@ -1,0 +1,217 @@
+import { createInterface } from 'node:readline';
+import { resolveCredentials } from '../intel/index.js';
+import { isArborError, type IntelConfig, type Outcome, type Usage } from '../protocol/index.js';
+import { SqliteStore } from '../store/index.js';
+import { Supervisor, timingFromEnv, type NodeResult, type TreeNode } from '../supervisor/index.js';
+import { loadConfigFile } from './config-file.js';
+import { createEventLog } from './event-log.js';
+import { EXIT } from './exit-codes.js';
+import { exitCodeFor } from './exit-status.js';
+import { LiveTree } from './live-tree.js';
+import { startMockModel } from './mock-model.js';
+import { write, type CliIo } from './output.js';
+import { mintRunId } from './run-id.js';
+import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { RUN_OPTIONS } from './run-options.js';
+import { installRunSignals } from './run-signals.js';
+import { parseCommandArgs } from './usage-error.js';
+
+export { RUN_HELP } from './run-options.js';
+
+/**
+ * `arbor run <instruction>`: runs one root agent in a child process and prints its result on
+ * stdout. Every flag is validated before any model call; the live tree (or NDJSON events) goes to
+ * stderr; the exit code says how the run ended.
+ */
+export async function runCommand(
+  args: string[],
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
+  const settings = resolveRunSettings(positionals.join(' '), values, env);
+  const timing = timingFromEnv(env);
+  const mock = settings.mockLlm === undefined ? undefined : await startMockModel(settings.mockLlm);
+  try {
+    const intelligence = resolveCredentials(
+      settings.intelligence ?? mock?.intelligence ?? missing(),
+      env,
+    );
+    return await runWithStore(settings, intelligence, io, env, timing, mock?.label);
+  } finally {
+    await mock?.close();
+  }
+}
+
+async function runWithStore(
+  settings: RunSettings,
+  intelligence: IntelConfig,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  timing: ReturnType<typeof timingFromEnv>,
+  mockLabel: string | undefined,
+): Promise<number> {
+  const store = new SqliteStore(settings.dbPath);
+  const runId = mintRunId();
+  const now = Date.now();
+  store.createRun({
+    id: runId,
+    instruction: settings.instruction,
+    status: 'running',
+    createdAt: now,
+    meta: {
+      command: 'run',
+      model: intelligence.model,
+      endpoints: intelligence.endpoints.length,
+      max_steps: settings.maxSteps,
+      warm: settings.warm,
+    },
+  });
+  await write(
+    io.stderr,
+    `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
+  );
+
+  let supervisor: Supervisor | undefined;
+  const pathOf = (id: string): string | undefined => supervisor?.tree.get(id)?.path;
+  const eventLog = io.isStderrTty ? undefined : createEventLog(io.stderr, runId, pathOf);
+  const turnLines: Promise<void>[] = [];
+  supervisor = new Supervisor({
+    runId,
+    store,
+    timing,
+    env,
+    onEvent: (event) => {
+      eventLog?.(event);
+      if (event.type === 'turn' && settings.warm)
+        turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));
+    },
+  });
+  const tree = io.isStderrTty ? new LiveTree(io.stderr, supervisor.tree) : undefined;
+  tree?.start();
+  const signals = installRunSignals(supervisor, {
+    reload: () => reloadIntelligence(settings, env),
+    swapPolicy: settings.swapPolicy,
+  });
+  const rootResult = supervisor.runRoot({
+    instruction: settings.instruction,
+    intelligence,
+    limits: {
+      max_steps: settings.maxSteps,
+      ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
+      ...(settings.deadlineMs === undefined ? {} : { deadline_ms: settings.deadlineMs }),
+      max_depth: settings.maxDepth,
+      priority: 'normal',
+      loop_threshold: 4,
+      stall_turns: 3,
+    },
+    context_seed: [],
+    mcp_servers: [],
+    a2a_peers: [],
+    gated_tools: [],
+    warm: settings.warm,
+    role: 'agent',
+    caveats: { fs_read: 'all', fs_write: 'all', exec: 'all', net: 'all', max_calls: 'unlimited' },
+    content_isolation: { enabled: true, spotlight: true, max_content_bytes: 65_536 },
+  });
+  const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
+  let result: NodeResult;
+  try {
+    result = await rootResult;
+  } catch (error) {
+    tree?.stop();
+    signals.dispose();
+    store.finishRun(runId, 'crashed', Date.now());
+    store.close();
+    if (isArborError(error, 'spawn_failed')) {
+      await write(io.stderr, `arbor: the root agent could not start: ${error.message}\n`);
+      return EXIT.internal;
+    }
+    throw error;
+  }
+  feeder?.close();
+  tree?.stop();
+  signals.dispose();
+  await Promise.all(turnLines);
+  const { outcome } = result.end;
+  store.finishRun(runId, outcome.status, Date.now());
+  store.close();
+  if (settings.json) {
+    await write(
+      io.stdout,
+      `${JSON.stringify(jsonReport(runId, result, supervisor.tree.nodes()))}\n`,
+    );
+  } else if (!settings.warm) {
+    await write(io.stdout, formatOutcome(outcome, false));
+  }
+  if (outcome.status !== 'completed' && outcome.reason !== undefined) {
+    await write(io.stderr, `arbor: run ended ${outcome.status}: ${outcome.reason}\n`);
+  }
+  if (signals.interrupted) return EXIT.interrupted;
+  return exitCodeFor(outcome.status, result.end.error?.code);
+}
+
+/** In a warm session each line on stdin is the next message; the end of input closes the session. */
+function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
+  const root = supervisor.tree.nodes()[0];
+  const lines = createInterface({ input: io.stdin as NodeJS.ReadableStream, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    if (root !== undefined && line.trim() !== '')
+      supervisor.send(root.id, { type: 'inject', message: line });
+  });
+  lines.on('close', () => {
+    if (root !== undefined) supervisor.send(root.id, { type: 'cancel', reason: 'input ended' });
+  });
+  return { close: () => lines.close() };
+}
+
+function reloadIntelligence(
+  settings: RunSettings,
+  env: NodeJS.ProcessEnv,
+): IntelConfig | undefined {
+  if (settings.configPath === undefined) return undefined;
+  loadConfigFile(settings.configPath);
+  const fresh = resolveRunSettings(settings.instruction, { config: settings.configPath }, env);
+  return fresh.intelligence === undefined ? undefined : resolveCredentials(fresh.intelligence, env);
+}
+
+function formatOutcome(outcome: Outcome, json: boolean): string {
+  if (json)
+    return `${JSON.stringify({ status: outcome.status, result: outcome.result, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) })}\n`;
+  const { result } = outcome;
+  if (result === null || result === undefined) return '';
+  return `${typeof result === 'string' ? result : JSON.stringify(result, null, 2)}\n`;
+}
+
+function jsonReport(runId: string, result: NodeResult, nodes: TreeNode[]) {
+  const total = nodes.reduce<Usage>(
+    (sum, node) => ({
+      input_tokens: sum.input_tokens + node.usage.input_tokens,
+      output_tokens: sum.output_tokens + node.usage.output_tokens,
+      ...(sum.cost_usd === undefined && node.usage.cost_usd === undefined
+        ? {}
+        : { cost_usd: (sum.cost_usd ?? 0) + (node.usage.cost_usd ?? 0) }),
+    }),
+    { input_tokens: 0, output_tokens: 0 },
+  );
+  const { outcome } = result.end;
+  return {
+    run_id: runId,
+    status: outcome.status,
+    result: outcome.result,
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+    ...(result.end.error === undefined ? {} : { error: result.end.error }),
+    usage: total,
+    nodes: nodes.map((node) => ({
+      id: node.id,
+      path: node.path,
+      status: node.status,
+      steps: node.steps,
+      usage: node.usage,
+    })),
+  };
+}
+
+function missing(): never {
+  throw new Error('no intelligence config and no mock model');
+}

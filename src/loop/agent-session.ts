@@ -1,0 +1,342 @@
+import type { ModelClient, ModelResponse } from '../intel/model.js';
+import {
+  isArborError,
+  type Finish,
+  type Limits,
+  type Outcome,
+  type TerminalStatus,
+  type ToolCall,
+  type TranscriptMessage,
+  type Usage,
+} from '../protocol/index.js';
+import type { ToolHost } from '../tools/index.js';
+import { FINISH_TOOL, FINISH_TOOL_NAME, readFinish } from './finish-tool.js';
+import { checkGuards, type Stop, type TurnBounds } from './guards.js';
+import { LoopDetector } from './loop-detector.js';
+import { StallDetector } from './stall-detector.js';
+import { runToolRound } from './tool-round.js';
+import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
+
+/** What a budget admission answered: go, possibly on a cheaper model. */
+export interface Admission {
+  model?: string;
+}
+
+/** How the session reports and asks: all optional, all called from the turn's own flow. */
+export interface SessionHooks {
+  /** Progress, for the supervisor's watchdog and the live display. */
+  onEvent?(kind: string, fields: Record<string, unknown>): void;
+  /** Usage of each model call, reported right after the call. */
+  onUsage?(usage: Usage): void;
+  /** Budget admission before each model call; throws `ArborError('budget_refused')` to refuse. */
+  admit?(estimate: number, options: { signal: AbortSignal }): Promise<Admission>;
+  /** Resolves when the session may go on (not paused); called at every step boundary. */
+  waitWhileHeld?(signal: AbortSignal): Promise<void>;
+}
+
+export interface SessionOptions {
+  model: ModelClient;
+  tools: ToolHost;
+  system: string;
+  /** The transcript the session starts from (seed messages). */
+  transcript?: readonly TranscriptMessage[];
+  limits: Limits;
+  hooks?: SessionHooks;
+  /** Log message and tool content in events, not only sizes. */
+  logContent?: boolean;
+  /** Offer the `finish` tool (default true; off when an allow-list excludes it). */
+  offerFinish?: boolean;
+  now?: () => number;
+}
+
+/** What one turn produced. */
+export interface TurnReport {
+  outcome: Outcome;
+  /** Messages the turn appended to the transcript, in order. */
+  messages: TranscriptMessage[];
+  /** The turn's last answer text, if any. */
+  text: string | undefined;
+  finish: Finish | undefined;
+  usage: Usage;
+  /** Model calls made. */
+  rounds: number;
+  toolCalls: number;
+}
+
+/**
+ * An agent's conversation: a transcript, a model, tools and limits. `runTurn` reacts to one
+ * message with model calls and tool calls until the model answers, a limit stops it, or it is
+ * cancelled. A warm session calls `runTurn` once per delivered message on the same transcript;
+ * every turn gets fresh step, token and deadline limits.
+ */
+export class AgentSession {
+  readonly #options: SessionOptions;
+  readonly #transcript: TranscriptMessage[];
+  readonly #stall: StallDetector;
+  readonly #now: () => number;
+  #model: ModelClient;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#model = options.model;
+    this.#transcript = [...(options.transcript ?? [])];
+    this.#stall = new StallDetector(options.limits.stall_turns);
+    this.#now = options.now ?? Date.now;
+  }
+
+  get transcript(): readonly TranscriptMessage[] {
+    return this.#transcript;
+  }
+
+  /** Points later turns at another model client (a hot swap). */
+  useModel(model: ModelClient): void {
+    this.#model = model;
+  }
+
+  /** Drops every message after `length`: used to re-run a turn from its pre-turn state. */
+  rewind(length: number): void {
+    this.#transcript.length = Math.min(length, this.#transcript.length);
+  }
+
+  /** Runs one turn reacting to `input` (or to the transcript as it stands, when absent). */
+  async runTurn(
+    input: TranscriptMessage | undefined,
+    options: { signal: AbortSignal },
+  ): Promise<TurnReport> {
+    const turn = new TurnRun(
+      this.#options,
+      this.#model,
+      this.#transcript,
+      this.#now,
+      options.signal,
+    );
+    const report = await turn.run(input);
+    if (report.outcome.status === 'completed' && this.#stall.observe(report.text ?? '')) {
+      const turns = this.#options.limits.stall_turns;
+      report.outcome = {
+        ...report.outcome,
+        status: 'stalled',
+        partial: true,
+        reason: `the same answer ${turns} turns running`,
+      };
+    }
+    return report;
+  }
+}
+
+/** The state of one turn in flight. */
+class TurnRun {
+  readonly #options: SessionOptions;
+  readonly #model: ModelClient;
+  readonly #transcript: TranscriptMessage[];
+  readonly #now: () => number;
+  readonly #signal: AbortSignal;
+  readonly #start: number;
+  readonly #bounds: TurnBounds;
+  readonly #loops: LoopDetector;
+  #usage: Usage = ZERO_USAGE;
+  #steps = 0;
+  #toolCalls = 0;
+  #text: string | undefined;
+
+  constructor(
+    options: SessionOptions,
+    model: ModelClient,
+    transcript: TranscriptMessage[],
+    now: () => number,
+    signal: AbortSignal,
+  ) {
+    this.#options = options;
+    this.#model = model;
+    this.#transcript = transcript;
+    this.#now = now;
+    this.#signal = signal;
+    this.#start = transcript.length;
+    const { limits } = options;
+    this.#bounds = {
+      maxSteps: limits.max_steps,
+      maxTokens: limits.max_tokens,
+      deadlineAt: limits.deadline_ms === undefined ? undefined : now() + limits.deadline_ms,
+      deadlineMs: limits.deadline_ms,
+    };
+    this.#loops = new LoopDetector(limits.loop_threshold);
+  }
+
+  async run(input: TranscriptMessage | undefined): Promise<TurnReport> {
+    if (input !== undefined) this.#transcript.push(input);
+    for (;;) {
+      await this.#options.hooks?.waitWhileHeld?.(this.#signal);
+      const stop = this.#guard();
+      if (stop !== undefined) return this.#end(stop.status, stop.reason);
+
+      const response = await this.#callModel();
+      if ('status' in response) return this.#end(response.status, response.reason);
+
+      const calls = response.toolCalls;
+      if (calls.length === 0) return this.#end('completed', undefined);
+
+      const looping = this.#loops.record(calls);
+      if (looping !== undefined) {
+        const times = this.#options.limits.loop_threshold;
+        return this.#end(
+          'loop_detected',
+          `tool \`${looping.name}\` called ${times} times with the same arguments`,
+        );
+      }
+      const finish = await this.#runTools(calls);
+      if (this.#signal.aborted)
+        return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
+      if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
+    }
+  }
+
+  /** `finish` is handled by the session itself, unless a tool of that name shadows it. */
+  #offersFinish(): boolean {
+    const shadowed = this.#options.tools.definitions().some((d) => d.name === FINISH_TOOL_NAME);
+    return this.#options.offerFinish !== false && !shadowed;
+  }
+
+  #guard(): Stop | undefined {
+    return checkGuards(
+      {
+        cancelReason: this.#signal.aborted ? reasonOf(this.#signal) : undefined,
+        now: this.#now(),
+        steps: this.#steps,
+        tokens: this.#usage.input_tokens + this.#usage.output_tokens,
+      },
+      this.#bounds,
+    );
+  }
+
+  /** One model call, bounded by the turn's deadline; a stop when the call was cut short. */
+  async #callModel(): Promise<ModelResponse | Stop> {
+    const { hooks, system, tools, logContent } = this.#options;
+    const definitions = [...tools.definitions()];
+    const toolDefs = this.#offersFinish() ? [...definitions, FINISH_TOOL] : definitions;
+    let model: string | undefined;
+    if (hooks?.admit !== undefined) {
+      const estimate = estimateTokens(system, this.#transcript, toolDefs);
+      try {
+        model = (await hooks.admit(estimate, { signal: this.#signal })).model;
+      } catch (error) {
+        if (this.#signal.aborted)
+          return { status: 'cancelled', reason: `cancelled: ${reasonOf(this.#signal)}` };
+        if (isArborError(error, 'budget_refused'))
+          return { status: 'exhausted_budget', reason: error.message };
+        throw error;
+      }
+    }
+    const remaining =
+      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
+    const signal =
+      remaining === undefined
+        ? this.#signal
+        : AbortSignal.any([this.#signal, AbortSignal.timeout(Math.max(1, remaining))]);
+    const started = this.#now();
+    this.#steps += 1;
+    hooks?.onEvent?.('loop.step', { step: this.#steps });
+    let response: ModelResponse;
+    try {
+      response = await this.#model.generate(
+        {
+          system,
+          messages: this.#transcript,
+          tools: toolDefs,
+          ...(model === undefined ? {} : { model }),
+        },
+        { signal },
+      );
+    } catch (error) {
+      if (this.#signal.aborted)
+        return { status: 'cancelled', reason: `cancelled: ${reasonOf(this.#signal)}` };
+      if (signal.aborted)
+        return {
+          status: 'deadline',
+          reason: `deadline of ${this.#bounds.deadlineMs ?? 0} ms passed during a model call`,
+        };
+      throw error;
+    }
+    this.#usage = addUsage(this.#usage, response.usage);
+    hooks?.onUsage?.(response.usage);
+    hooks?.onEvent?.('model.call', {
+      step: this.#steps,
+      endpoint: response.endpointIndex,
+      model: response.model,
+      ms: this.#now() - started,
+      input_tokens: response.usage.input_tokens,
+      output_tokens: response.usage.output_tokens,
+      finish_reason: response.finishReason,
+      tool_calls: response.toolCalls.length,
+      ...(logContent === true ? { text: response.text } : { text_chars: response.text.length }),
+    });
+    if (response.text !== '') this.#text = response.text;
+    this.#transcript.push({
+      role: 'assistant',
+      ...(response.text === '' ? {} : { text: response.text }),
+      tool_calls: response.toolCalls,
+      ts: this.#now(),
+    });
+    return response;
+  }
+
+  /** Runs a round of tool calls; returns the model's `finish`, if it called it validly. */
+  async #runTools(calls: readonly ToolCall[]): Promise<Finish | undefined> {
+    const { hooks, tools, logContent } = this.#options;
+    this.#toolCalls += calls.length;
+    let finish: Finish | undefined;
+    const finishHost = {
+      definitions: () => tools.definitions(),
+      call: async (call: ToolCall, context: Parameters<typeof tools.call>[1]) => {
+        if (call.name !== FINISH_TOOL_NAME || !this.#offersFinish())
+          return tools.call(call, context);
+        const read = readFinish(call.args);
+        if (typeof read === 'string') return { content: read, isError: true };
+        // The first valid finish wins; it is acted on after the whole round has run.
+        finish ??= read;
+        return { content: 'Finished.', isError: false };
+      },
+    };
+    const results = await runToolRound(calls, finishHost, this.#signal, {
+      onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
+      logContent: logContent === true,
+      now: this.#now,
+    });
+    this.#transcript.push(...results);
+    return finish;
+  }
+
+  #end(status: TerminalStatus, reason: string | undefined, finish?: Finish): TurnReport {
+    const result = finish === undefined ? (this.#text ?? null) : finish.output;
+    const partial = status !== 'completed' && status !== 'refused';
+    this.#options.hooks?.onEvent?.('loop.stop', {
+      status,
+      ...(reason === undefined ? {} : { reason }),
+    });
+    return {
+      outcome: {
+        status,
+        partial,
+        result,
+        ...(reason === undefined ? {} : { reason }),
+        scheduled: [],
+        subscriptions: [],
+      },
+      messages: this.#transcript.slice(this.#start),
+      text: this.#text,
+      finish,
+      usage: this.#usage,
+      rounds: this.#steps,
+      toolCalls: this.#toolCalls,
+    };
+  }
+}
+
+function finishStatus(finish: Finish): TerminalStatus {
+  return finish.status;
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : 'cancelled';
+}

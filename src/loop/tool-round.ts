@@ -1,0 +1,47 @@
+import type { ToolCall, TranscriptMessage } from '../protocol/index.js';
+import type { ToolHost, ToolOutput } from '../tools/index.js';
+
+export interface RoundHooks {
+  onEvent(kind: string, fields: Record<string, unknown>): void;
+  logContent: boolean;
+  now(): number;
+}
+
+/**
+ * Runs one round of tool calls. Calls run concurrently; their results are committed in the order
+ * the model made them, so the transcript reads the same however the calls raced.
+ */
+export async function runToolRound(
+  calls: readonly ToolCall[],
+  tools: ToolHost,
+  signal: AbortSignal,
+  hooks: RoundHooks,
+): Promise<TranscriptMessage[]> {
+  const outputs = await Promise.all(
+    calls.map(async (call): Promise<ToolOutput> => {
+      const started = hooks.now();
+      hooks.onEvent('tool.call', {
+        id: call.id,
+        name: call.name,
+        ...(hooks.logContent ? { args: call.args } : {}),
+      });
+      const output = await tools.call(call, { signal, callId: call.id });
+      hooks.onEvent('tool.result', {
+        id: call.id,
+        name: call.name,
+        is_error: output.isError,
+        ms: hooks.now() - started,
+        ...(hooks.logContent ? { content: output.content } : {}),
+      });
+      return output;
+    }),
+  );
+  return calls.map((call, i) => ({
+    role: 'tool',
+    id: call.id,
+    name: call.name,
+    content: outputs[i]?.content ?? null,
+    is_error: outputs[i]?.isError ?? true,
+    ts: hooks.now(),
+  }));
+}

@@ -1,0 +1,32 @@
+import type { ToolDef, TranscriptMessage, Usage } from '../protocol/index.js';
+
+export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0 };
+
+/** Sums two usages; the cost is summed when either side has one. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  const cost =
+    a.cost_usd === undefined && b.cost_usd === undefined
+      ? undefined
+      : (a.cost_usd ?? 0) + (b.cost_usd ?? 0);
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    ...(cost === undefined ? {} : { cost_usd: cost }),
+  };
+}
+
+/**
+ * A rough token estimate of a model call's input, for budget admission: four characters per token
+ * plus a little per message. It over-counts plain prose and under-counts dense JSON; admission
+ * only needs the order of magnitude, and real usage settles the ledger afterwards.
+ */
+export function estimateTokens(
+  system: string,
+  messages: readonly TranscriptMessage[],
+  tools: readonly ToolDef[],
+): number {
+  let chars = system.length;
+  for (const message of messages) chars += JSON.stringify(message).length;
+  for (const tool of tools) chars += JSON.stringify(tool).length;
+  return Math.ceil(chars / 4) + 4 * messages.length;
+}

@@ -1,0 +1,1 @@
+export { DEFAULT_DB_PATH, SqliteStore } from './sqlite-store.js';

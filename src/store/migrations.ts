@@ -1,0 +1,47 @@
+/**
+ * Schema migrations, applied in order. `PRAGMA user_version` records how many have run, so
+ * opening an older file upgrades it and opening a newer one is refused. Never edit a shipped
+ * migration: add the next one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    id          TEXT PRIMARY KEY,
+    instruction TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    ended_at    INTEGER,
+    meta        TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE nodes (
+    run_id        TEXT NOT NULL REFERENCES runs(id),
+    id            TEXT NOT NULL,
+    parent_id     TEXT,
+    path          TEXT NOT NULL,
+    depth         INTEGER NOT NULL,
+    provider      TEXT NOT NULL,
+    instruction   TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    payload       TEXT NOT NULL,
+    attempts      INTEGER NOT NULL DEFAULT 1,
+    created_at    INTEGER NOT NULL,
+    started_at    INTEGER,
+    ended_at      INTEGER,
+    input_tokens  INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd      REAL,
+    outcome       TEXT,
+    error         TEXT,
+    PRIMARY KEY (run_id, id)
+  );
+  CREATE TABLE events (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id  TEXT NOT NULL,
+    node_id TEXT,
+    ts      INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    data    TEXT NOT NULL
+  );
+  CREATE INDEX events_by_run ON events (run_id, seq);
+  `,
+];

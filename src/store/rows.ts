@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { OutcomeSchema, SpawnPayloadSchema } from '../protocol/index.js';
+import type {
+  EventRecord,
+  NodeRecord,
+  NodeStatus,
+  RunRecord,
+  RunStatus,
+} from '../supervisor/store-port.js';
+
+/**
+ * Rows as SQLite returns them, and their conversion to records. JSON columns are parsed and
+ * validated here: the database file is input like any other and may have been written by
+ * another version.
+ */
+
+export interface RunRow {
+  id: string;
+  instruction: string;
+  status: string;
+  created_at: number;
+  ended_at: number | null;
+  meta: string;
+}
+
+export interface NodeRow {
+  run_id: string;
+  id: string;
+  parent_id: string | null;
+  path: string;
+  depth: number;
+  provider: string;
+  instruction: string;
+  status: string;
+  payload: string;
+  attempts: number;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  outcome: string | null;
+  error: string | null;
+}
+
+export interface EventRow {
+  seq: number;
+  run_id: string;
+  node_id: string | null;
+  ts: number;
+  kind: string;
+  data: string;
+}
+
+const ObjectColumn = z.record(z.string(), z.unknown());
+
+function json(text: string): unknown {
+  return JSON.parse(text);
+}
+
+export function runFromRow(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    instruction: row.instruction,
+    status: row.status as RunStatus,
+    createdAt: row.created_at,
+    ...(row.ended_at === null ? {} : { endedAt: row.ended_at }),
+    meta: ObjectColumn.parse(json(row.meta)),
+  };
+}
+
+export function nodeFromRow(row: NodeRow): NodeRecord {
+  return {
+    runId: row.run_id,
+    id: row.id,
+    ...(row.parent_id === null ? {} : { parentId: row.parent_id }),
+    path: row.path,
+    depth: row.depth,
+    provider: row.provider,
+    instruction: row.instruction,
+    status: row.status as NodeStatus,
+    payload: SpawnPayloadSchema.parse(json(row.payload)),
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    ...(row.started_at === null ? {} : { startedAt: row.started_at }),
+    ...(row.ended_at === null ? {} : { endedAt: row.ended_at }),
+    usage: {
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      ...(row.cost_usd === null ? {} : { cost_usd: row.cost_usd }),
+    },
+    ...(row.outcome === null ? {} : { outcome: OutcomeSchema.parse(json(row.outcome)) }),
+    ...(row.error === null ? {} : { error: row.error }),
+  };
+}
+
+export function eventFromRow(row: EventRow): EventRecord {
+  return {
+    seq: row.seq,
+    runId: row.run_id,
+    ...(row.node_id === null ? {} : { nodeId: row.node_id }),
+    ts: row.ts,
+    kind: row.kind,
+    data: ObjectColumn.parse(json(row.data)),
+  };
+}

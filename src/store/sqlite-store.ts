@@ -1,0 +1,206 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ArborError, type TerminalStatus, type Usage } from '../protocol/index.js';
+import type {
+  EventRecord,
+  NewEvent,
+  NodePatch,
+  NodeRecord,
+  RunRecord,
+  RunStore,
+} from '../supervisor/store-port.js';
+import { MIGRATIONS } from './migrations.js';
+import {
+  eventFromRow,
+  nodeFromRow,
+  runFromRow,
+  type EventRow,
+  type NodeRow,
+  type RunRow,
+} from './rows.js';
+
+/** The default store file, relative to the working directory. */
+export const DEFAULT_DB_PATH = '.arbor/arbor.db';
+
+/**
+ * The embedded SQLite store. WAL journaling with `synchronous = NORMAL`: every committed write
+ * survives a crash of the process (the supervisor's failure mode); only a power cut can lose the
+ * last transactions. Writes are synchronous and short, so the supervisor never waits on I/O
+ * callbacks and records land in the order they happened.
+ */
+export class SqliteStore implements RunStore {
+  readonly #db: Database.Database;
+  readonly #statements: ReturnType<typeof prepare>;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    try {
+      this.#db = new Database(path);
+    } catch (error) {
+      throw new ArborError(
+        'config',
+        `Cannot open the store at ${path}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
+    this.#db.pragma('foreign_keys = ON');
+    this.#db.pragma('busy_timeout = 5000');
+    migrate(this.#db, path);
+    this.#statements = prepare(this.#db);
+  }
+
+  createRun(run: RunRecord): void {
+    this.#statements.insertRun.run({
+      id: run.id,
+      instruction: run.instruction,
+      status: run.status,
+      created_at: run.createdAt,
+      ended_at: run.endedAt ?? null,
+      meta: JSON.stringify(run.meta),
+    });
+  }
+
+  finishRun(runId: string, status: TerminalStatus, endedAt: number): void {
+    this.#statements.finishRun.run({ id: runId, status, ended_at: endedAt });
+  }
+
+  getRun(runId: string): RunRecord | undefined {
+    const row = this.#statements.getRun.get(runId) as RunRow | undefined;
+    return row === undefined ? undefined : runFromRow(row);
+  }
+
+  createNode(node: NodeRecord): void {
+    this.#statements.insertNode.run({
+      run_id: node.runId,
+      id: node.id,
+      parent_id: node.parentId ?? null,
+      path: node.path,
+      depth: node.depth,
+      provider: node.provider,
+      instruction: node.instruction,
+      status: node.status,
+      payload: JSON.stringify(node.payload),
+      attempts: node.attempts,
+      created_at: node.createdAt,
+      started_at: node.startedAt ?? null,
+      ended_at: node.endedAt ?? null,
+      input_tokens: node.usage.input_tokens,
+      output_tokens: node.usage.output_tokens,
+      cost_usd: node.usage.cost_usd ?? null,
+      outcome: node.outcome === undefined ? null : JSON.stringify(node.outcome),
+      error: node.error ?? null,
+    });
+  }
+
+  updateNode(runId: string, nodeId: string, patch: NodePatch): void {
+    const columns: string[] = [];
+    const values: Record<string, unknown> = { run_id: runId, id: nodeId };
+    const set = (column: string, value: unknown): void => {
+      columns.push(`${column} = @${column}`);
+      values[column] = value;
+    };
+    if (patch.status !== undefined) set('status', patch.status);
+    if (patch.startedAt !== undefined) set('started_at', patch.startedAt);
+    if (patch.endedAt !== undefined) set('ended_at', patch.endedAt);
+    if (patch.attempts !== undefined) set('attempts', patch.attempts);
+    if (patch.error !== undefined) set('error', patch.error);
+    if (patch.outcome !== undefined) set('outcome', JSON.stringify(patch.outcome));
+    if (patch.payload !== undefined) set('payload', JSON.stringify(patch.payload));
+    if (columns.length === 0) return;
+    this.#db
+      .prepare(`UPDATE nodes SET ${columns.join(', ')} WHERE run_id = @run_id AND id = @id`)
+      .run(values);
+  }
+
+  getNode(runId: string, nodeId: string): NodeRecord | undefined {
+    const row = this.#statements.getNode.get(runId, nodeId) as NodeRow | undefined;
+    return row === undefined ? undefined : nodeFromRow(row);
+  }
+
+  listNodes(runId: string): NodeRecord[] {
+    return (this.#statements.listNodes.all(runId) as NodeRow[]).map(nodeFromRow);
+  }
+
+  appendEvent(event: NewEvent): number {
+    const result = this.#statements.insertEvent.run({
+      run_id: event.runId,
+      node_id: event.nodeId ?? null,
+      ts: event.ts,
+      kind: event.kind,
+      data: JSON.stringify(event.data),
+    });
+    return Number(result.lastInsertRowid);
+  }
+
+  listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): EventRecord[] {
+    const rows = this.#statements.listEvents.all(
+      runId,
+      options.afterSeq ?? 0,
+      options.limit ?? -1,
+    ) as EventRow[];
+    return rows.map(eventFromRow);
+  }
+
+  addUsage(runId: string, nodeId: string, usage: Usage): void {
+    this.#statements.addUsage.run({
+      run_id: runId,
+      id: nodeId,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      cost_usd: usage.cost_usd ?? null,
+    });
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new ArborError(
+      'config',
+      `The store at ${path} has schema version ${version}, newer than this arbor understands (${MIGRATIONS.length}). Upgrade arbor or use another --db.`,
+    );
+  }
+  const apply = db.transaction(() => {
+    for (let i = version; i < MIGRATIONS.length; i++) {
+      db.exec(MIGRATIONS[i] ?? '');
+      db.pragma(`user_version = ${i + 1}`);
+    }
+  });
+  apply();
+}
+
+function prepare(db: Database.Database) {
+  return {
+    insertRun: db.prepare(
+      'INSERT INTO runs (id, instruction, status, created_at, ended_at, meta) VALUES (@id, @instruction, @status, @created_at, @ended_at, @meta)',
+    ),
+    finishRun: db.prepare('UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id'),
+    getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
+    insertNode: db.prepare(
+      `INSERT INTO nodes (run_id, id, parent_id, path, depth, provider, instruction, status, payload, attempts,
+        created_at, started_at, ended_at, input_tokens, output_tokens, cost_usd, outcome, error)
+       VALUES (@run_id, @id, @parent_id, @path, @depth, @provider, @instruction, @status, @payload, @attempts,
+        @created_at, @started_at, @ended_at, @input_tokens, @output_tokens, @cost_usd, @outcome, @error)`,
+    ),
+    getNode: db.prepare('SELECT * FROM nodes WHERE run_id = ? AND id = ?'),
+    listNodes: db.prepare('SELECT * FROM nodes WHERE run_id = ? ORDER BY created_at, path'),
+    insertEvent: db.prepare(
+      'INSERT INTO events (run_id, node_id, ts, kind, data) VALUES (@run_id, @node_id, @ts, @kind, @data)',
+    ),
+    listEvents: db.prepare(
+      'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    addUsage: db.prepare(
+      `UPDATE nodes SET input_tokens = input_tokens + @input_tokens, output_tokens = output_tokens + @output_tokens,
+        cost_usd = CASE WHEN @cost_usd IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost_usd END
+       WHERE run_id = @run_id AND id = @id`,
+    ),
+  };
+}

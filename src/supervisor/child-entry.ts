@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SpawnPayload } from '../protocol/index.js';
+
+/**
+ * The child entry module. From the build this is the sibling `child/main.js`; from sources (tests
+ * run TypeScript directly) it is the built copy in `dist/`.
+ */
+export function childEntryPath(): string {
+  const sibling = fileURLToPath(new URL('../child/main.js', import.meta.url));
+  if (existsSync(sibling)) return sibling;
+  return fileURLToPath(new URL('../../dist/child/main.js', import.meta.url));
+}
+
+/** How a child process is started. */
+export interface ChildCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * The command that starts a child: arbor's own child entry under the current Node binary, unless
+ * `ARBOR_CHILD_COMMAND` names another program (a child written in another language, or a test
+ * fixture). It is split on whitespace; the payload still arrives as the first frame on stdin.
+ */
+export function childCommand(env: NodeJS.ProcessEnv): ChildCommand {
+  const custom = env.ARBOR_CHILD_COMMAND?.trim();
+  if (custom !== undefined && custom !== '') {
+    const [command = '', ...args] = custom.split(/\s+/);
+    return { command, args };
+  }
+  return { command: process.execPath, args: [childEntryPath()] };
+}
+
+/** Variables a child may see. Credentials are not among them: they travel in the payload. */
+const PASSED =
+  /^(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|TMP|TEMP|TERM|SYSTEMROOT|COMSPEC)$/;
+/** arbor's own knobs (timings, test kill points) pass, except anything that may hold a secret. */
+const ARBOR_KNOB = /^ARBOR_/;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/;
+
+/**
+ * The environment a child process starts with: an allow-list of the parent's, never a credential.
+ * When the payload names an extra CA, Node loads it at start-up through `NODE_EXTRA_CA_CERTS`, so
+ * it is in place before the child's first dial.
+ */
+export function childEnv(parent: NodeJS.ProcessEnv, payload: SpawnPayload): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined) continue;
+    if (PASSED.test(name) || (ARBOR_KNOB.test(name) && !SECRET_NAME.test(name))) env[name] = value;
+  }
+  if (payload.tls_ca !== undefined) env.NODE_EXTRA_CA_CERTS = payload.tls_ca;
+  return env;
+}

@@ -1,0 +1,139 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import {
+  createFrameReader,
+  encodeFrame,
+  type AgentFrame,
+  type ControlFrame,
+  type ProtocolViolation,
+} from '../protocol/index.js';
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all. */
+  error?: Error;
+}
+
+export interface ChildProcessOptions {
+  /** The program and arguments that start a child (see `childCommand`). */
+  command: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Frames read from the child's stdout, in order. */
+  onFrame(frame: AgentFrame): void;
+  onViolation(violation: ProtocolViolation): void;
+  /** Each complete line the child writes to stderr (its NDJSON log). */
+  onStderr?(line: string): void;
+  /** How many of the last stderr lines to keep for error reports (default 20). */
+  stderrTail?: number;
+}
+
+/**
+ * One child OS process speaking protocol v1: its own process group (so the whole subtree can be
+ * signalled at once), control frames down its stdin, agent frames up its stdout, logs on its
+ * stderr. `exited` resolves only after stdout has been read to its end, so every frame a child
+ * wrote is processed before its exit is.
+ */
+export class ChildProcess {
+  readonly #process: ChildProcessWithoutNullStreams;
+  readonly #tail: string[] = [];
+  readonly #tailSize: number;
+  readonly exited: Promise<ProcessExit>;
+  #exit: ProcessExit | undefined;
+
+  constructor(options: ChildProcessOptions) {
+    this.#tailSize = options.stderrTail ?? 20;
+    this.#process = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const reader = createFrameReader('up');
+    this.#process.stdout.on('data', (chunk: Buffer) => {
+      for (const result of reader.push(chunk)) {
+        if (result.ok) options.onFrame(result.frame);
+        else options.onViolation(result.violation);
+      }
+    });
+    this.#process.stdout.on('end', () => {
+      for (const result of reader.end()) {
+        if (result.ok) options.onFrame(result.frame);
+        else options.onViolation(result.violation);
+      }
+    });
+    let pending = '';
+    this.#process.stderr.setEncoding('utf8');
+    this.#process.stderr.on('data', (chunk: string) => {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) this.#stderrLine(line, options);
+    });
+    this.#process.stderr.on('end', () => {
+      if (pending !== '') this.#stderrLine(pending, options);
+    });
+    // A child that dies leaves a broken pipe; writing to it must not crash the supervisor.
+    this.#process.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve) => {
+      this.#process.once('error', (error) => {
+        // 'close' may never follow a failed spawn.
+        if (this.#process.pid === undefined)
+          this.#settle({ code: null, signal: null, error }, resolve);
+      });
+      this.#process.once('close', (code, signal) => {
+        this.#settle({ code, signal }, resolve);
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#process.pid;
+  }
+
+  hasExited(): boolean {
+    return this.#exit !== undefined;
+  }
+
+  /** The last lines the child wrote to stderr. */
+  stderrTail(): string[] {
+    return [...this.#tail];
+  }
+
+  /** Writes a control frame; false when the child's stdin is gone. */
+  send(frame: ControlFrame): boolean {
+    const stdin = this.#process.stdin;
+    if (stdin.destroyed || stdin.writableEnded || this.#exit !== undefined) return false;
+    stdin.write(encodeFrame(frame));
+    return true;
+  }
+
+  /** Closes the child's stdin: it exits when it sees the end of its input. */
+  closeInput(): void {
+    if (!this.#process.stdin.destroyed) this.#process.stdin.end();
+  }
+
+  /** Signals the child's process group (the child and anything it started). */
+  signalGroup(signal: 'SIGTERM' | 'SIGKILL'): void {
+    const pid = this.#process.pid;
+    if (pid === undefined || this.#exit !== undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  #stderrLine(line: string, options: ChildProcessOptions): void {
+    if (line === '') return;
+    this.#tail.push(line);
+    if (this.#tail.length > this.#tailSize) this.#tail.shift();
+    options.onStderr?.(line);
+  }
+
+  #settle(exit: ProcessExit, resolve: (exit: ProcessExit) => void): void {
+    if (this.#exit !== undefined) return;
+    this.#exit = exit;
+    resolve(exit);
+  }
+}

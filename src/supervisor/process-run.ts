@@ -1,0 +1,362 @@
+import {
+  ArborError,
+  PROTOCOL_VERSION,
+  type AgentFrame,
+  type ControlFrame,
+  type Outcome,
+  type ProtocolViolation,
+  type SpawnPayload,
+  type TerminalStatus,
+  type TurnResult,
+  type Usage,
+} from '../protocol/index.js';
+import type { ChildCommand } from './child-entry.js';
+import { ChildProcess, type ProcessExit } from './child-process.js';
+import { killLadder, type LadderOutcome } from './kill-ladder.js';
+import { classify, needsTeardown } from './liveness.js';
+import { pingIntervalMs, type Timing } from './timing.js';
+
+/** How a supervised child ended. There is always one: a child that says nothing gets a synthetic outcome. */
+export interface ChildEnd {
+  outcome: Outcome;
+  /** Which frame ended it, or `synthetic` when the supervisor had to decide. */
+  via: 'result' | 'failed' | 'turn_done' | 'synthetic';
+  /** The `failed` frame's error, when the child failed. */
+  error?: { message: string; code?: string };
+  turn?: TurnResult;
+  exit: ProcessExit;
+  teardown?: LadderOutcome;
+}
+
+type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
+type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
+
+export interface ProcessRunHandlers {
+  /** Every frame, after the run has done its own bookkeeping. */
+  onFrame?(frame: AgentFrame): void;
+  onViolation?(violation: ProtocolViolation): void;
+  onStderr?(line: string): void;
+  /** Serves a `tool_request`; the answer is sent back as `tool_result`. */
+  onToolRequest(frame: ToolRequest): Promise<{ result: unknown; is_error: boolean }>;
+  /** Answers a `budget_request`. */
+  onBudgetRequest(
+    frame: BudgetRequest,
+  ): Promise<Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>>;
+  /** A teardown was started (why), before its rungs run. */
+  onTeardown?(reason: string): void;
+}
+
+export interface ProcessRunOptions {
+  command: ChildCommand;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  timing: Timing;
+  handlers: ProcessRunHandlers;
+  now?: () => number;
+}
+
+/** Why the supervisor tore a child down, and the status a synthetic outcome then gets. */
+interface Teardown {
+  status: TerminalStatus;
+  reason: string;
+}
+
+/**
+ * A child process under supervision: started with its payload as the first frame, watched by the
+ * three liveness detectors, its protocol violations counted, its requests served, and torn down
+ * by the kill ladder when it must be. `result` always settles.
+ */
+export class ProcessRun {
+  readonly #child: ChildProcess;
+  readonly #options: ProcessRunOptions;
+  readonly #now: () => number;
+  readonly #ready: Promise<void>;
+  readonly result: Promise<ChildEnd>;
+  #resolveReady!: () => void;
+  #rejectReady!: (error: ArborError) => void;
+  #isReady = false;
+  #terminal: Omit<ChildEnd, 'exit' | 'teardown'> | undefined;
+  #teardown: Teardown | undefined;
+  #ladder: Promise<LadderOutcome> | undefined;
+  #violations = 0;
+  #lastProgressAt: number;
+  #lastPongAt: number;
+  #deadlineAt: number | undefined;
+  #pingSeq = 0;
+  #pinger: NodeJS.Timeout | undefined;
+  readonly #payload: SpawnPayload;
+
+  constructor(payload: SpawnPayload, options: ProcessRunOptions) {
+    this.#options = options;
+    this.#payload = payload;
+    this.#now = options.now ?? Date.now;
+    this.#lastProgressAt = this.#lastPongAt = this.#now();
+    this.#armDeadline();
+    this.#ready = new Promise((resolve, reject) => {
+      this.#resolveReady = resolve;
+      this.#rejectReady = reject;
+    });
+    this.#ready.catch(() => undefined);
+    this.#child = new ChildProcess({
+      command: options.command.command,
+      args: options.command.args,
+      env: options.env,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      onFrame: (frame) => {
+        this.#onFrame(frame);
+      },
+      onViolation: (violation) => {
+        this.#onViolation(violation);
+      },
+      onStderr: (line) => options.handlers.onStderr?.(line),
+    });
+    this.#child.send({ type: 'spawn', protocol: PROTOCOL_VERSION, payload });
+    this.#pinger = setInterval(() => {
+      this.#tick();
+    }, pingIntervalMs(options.timing));
+    const readyTimer = setTimeout(() => {
+      this.#beginTeardown({
+        status: 'crashed',
+        reason: `no \`ready\` within ${options.timing.readyTimeoutMs} ms`,
+      });
+    }, options.timing.readyTimeoutMs);
+    this.result = this.#child.exited.then(async (exit) => {
+      clearTimeout(readyTimer);
+      if (this.#pinger !== undefined) clearInterval(this.#pinger);
+      const teardown = this.#ladder === undefined ? undefined : await this.#ladder;
+      if (!this.#isReady) this.#rejectReady(this.#spawnError(exit));
+      return this.#end(exit, teardown);
+    });
+  }
+
+  /** Resolves once the child said `ready`; rejects with `spawn_failed` if it died or failed first. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  send(frame: ControlFrame): boolean {
+    if (frame.type === 'inject') this.#armDeadline();
+    return this.#child.send(frame);
+  }
+
+  /** Tears the child down with the ladder; resolves when it has run. Idempotent. */
+  stop(
+    reason: string,
+    options: { status?: TerminalStatus; force?: boolean } = {},
+  ): Promise<LadderOutcome> {
+    return this.#beginTeardown(
+      { status: options.status ?? 'cancelled', reason },
+      options.force === true,
+    );
+  }
+
+  #onFrame(frame: AgentFrame): void {
+    const now = this.#now();
+    if (frame.type === 'pong') this.#lastPongAt = now;
+    else this.#lastProgressAt = this.#lastPongAt = now;
+    switch (frame.type) {
+      case 'ready':
+        this.#isReady = true;
+        this.#resolveReady();
+        break;
+      case 'turn':
+        // A warm session between turns is idle: no deadline until the next inject.
+        this.#deadlineAt = undefined;
+        break;
+      case 'result':
+        this.#finishWith({ outcome: frame.outcome, via: 'result' });
+        break;
+      case 'failed':
+        this.#finishWith({
+          outcome: {
+            status: 'failed',
+            partial: true,
+            result: null,
+            reason: frame.error,
+            scheduled: [],
+            subscriptions: [],
+          },
+          via: 'failed',
+          error: {
+            message: frame.error,
+            ...(frame.code === undefined ? {} : { code: frame.code }),
+          },
+        });
+        break;
+      case 'turn_done':
+        this.#finishWith({
+          outcome: {
+            status: frame.turn.status,
+            partial: frame.turn.status !== 'completed',
+            result: frame.turn.value ?? frame.turn.text ?? null,
+            scheduled: [],
+            subscriptions: [],
+            ...(frame.turn.error === undefined ? {} : { reason: frame.turn.error }),
+          },
+          via: 'turn_done',
+          turn: frame.turn,
+        });
+        break;
+      case 'tool_request':
+        void this.#serveTool(frame);
+        break;
+      case 'budget_request':
+        void this.#serveBudget(frame);
+        break;
+      default:
+        break;
+    }
+    this.#options.handlers.onFrame?.(frame);
+  }
+
+  #finishWith(terminal: Omit<ChildEnd, 'exit' | 'teardown'>): void {
+    if (this.#terminal !== undefined) return;
+    this.#terminal = terminal;
+    // The child has said its last word: close its input so it exits, and make sure it does.
+    this.#child.closeInput();
+    const { cancelGraceMs } = this.#options.timing;
+    setTimeout(() => {
+      if (!this.#child.hasExited())
+        void this.#beginTeardown({
+          status: terminal.outcome.status,
+          reason: 'did not exit after its terminal frame',
+        });
+    }, cancelGraceMs).unref();
+  }
+
+  async #serveTool(frame: ToolRequest): Promise<void> {
+    let answer: { result: unknown; is_error: boolean };
+    try {
+      answer = await this.#options.handlers.onToolRequest(frame);
+    } catch (error) {
+      answer = {
+        result: `Tool \`${frame.name}\` failed in the supervisor: ${error instanceof Error ? error.message : String(error)}`,
+        is_error: true,
+      };
+    }
+    this.#child.send({
+      type: 'tool_result',
+      id: frame.id,
+      result: answer.result ?? null,
+      is_error: answer.is_error,
+    });
+  }
+
+  async #serveBudget(frame: BudgetRequest): Promise<void> {
+    let grant: Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>;
+    try {
+      grant = await this.#options.handlers.onBudgetRequest(frame);
+    } catch (error) {
+      grant = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+    this.#child.send({ type: 'budget_grant', id: frame.id, ...grant });
+  }
+
+  #onViolation(violation: ProtocolViolation): void {
+    this.#violations += 1;
+    this.#options.handlers.onViolation?.(violation);
+    const limit = this.#options.timing.violationLimit;
+    if (this.#violations >= limit) {
+      void this.#beginTeardown({
+        status: 'crashed',
+        reason: `${this.#violations} protocol violations (limit ${limit}); last: ${violation.code} at line ${violation.line}`,
+      });
+    }
+  }
+
+  #tick(): void {
+    if (this.#child.hasExited() || this.#teardown !== undefined) return;
+    this.#child.send({ type: 'ping', seq: ++this.#pingSeq });
+    const { progressTimeoutMs, pongTimeoutMs } = this.#options.timing;
+    const health = classify(
+      {
+        now: this.#now(),
+        exited: false,
+        deadlineAt: this.#deadlineAt,
+        lastProgressAt: this.#lastProgressAt,
+        lastPongAt: this.#lastPongAt,
+      },
+      { progressTimeoutMs, pongTimeoutMs },
+    );
+    if (!needsTeardown(health)) return;
+    if (health === 'deadline_exceeded') {
+      const ms = this.#payload.limits.deadline_ms ?? 0;
+      void this.#beginTeardown({
+        status: 'deadline',
+        reason: `deadline of ${ms} ms (+${this.#options.timing.deadlineGraceMs} ms grace) passed`,
+      });
+    } else {
+      void this.#beginTeardown({
+        status: 'crashed',
+        reason: `unresponsive: no progress for ${progressTimeoutMs} ms and no pong for ${pongTimeoutMs} ms`,
+      });
+    }
+  }
+
+  #beginTeardown(teardown: Teardown, force = false): Promise<LadderOutcome> {
+    if (this.#ladder !== undefined && !force) return this.#ladder;
+    this.#teardown ??= teardown;
+    this.#options.handlers.onTeardown?.(teardown.reason);
+    const { cancelGraceMs, termGraceMs, killWaitMs } = this.#options.timing;
+    this.#ladder = killLadder(
+      {
+        sendCancel: (reason) => this.#child.send({ type: 'cancel', reason }),
+        signalGroup: (signal) => {
+          this.#child.signalGroup(signal);
+        },
+        exited: this.#child.exited,
+        hasExited: () => this.#child.hasExited(),
+      },
+      { reason: teardown.reason, cancelGraceMs, termGraceMs, killWaitMs, force, now: this.#now },
+    );
+    return this.#ladder;
+  }
+
+  #armDeadline(): void {
+    const ms = this.#payload.limits.deadline_ms;
+    this.#deadlineAt =
+      ms === undefined ? undefined : this.#now() + ms + this.#options.timing.deadlineGraceMs;
+  }
+
+  #spawnError(exit: ProcessExit): ArborError {
+    const failed = this.#terminal?.via === 'failed' ? this.#terminal.error?.message : undefined;
+    const how =
+      exit.error !== undefined
+        ? `could not start: ${exit.error.message}`
+        : `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before \`ready\``;
+    const tail = this.#child.stderrTail();
+    const message = [
+      `child ${how}`,
+      failed === undefined ? '' : `: ${failed}`,
+      tail.length === 0 ? '' : `; last stderr lines:\n${tail.join('\n')}`,
+    ].join('');
+    return new ArborError('spawn_failed', message, {
+      details: { exitCode: exit.code, signal: exit.signal, stderr: tail },
+    });
+  }
+
+  #end(exit: ProcessExit, teardown: LadderOutcome | undefined): ChildEnd {
+    if (this.#terminal !== undefined)
+      return { ...this.#terminal, exit, ...(teardown === undefined ? {} : { teardown }) };
+    const reason =
+      this.#teardown?.reason ??
+      `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) without a result${this.#child.stderrTail().length > 0 ? `; last stderr: ${this.#child.stderrTail().slice(-3).join(' | ')}` : ''}`;
+    return {
+      outcome: {
+        status: this.#teardown?.status ?? 'crashed',
+        partial: true,
+        result: null,
+        reason,
+        scheduled: [],
+        subscriptions: [],
+      },
+      via: 'synthetic',
+      exit,
+      ...(teardown === undefined ? {} : { teardown }),
+    };
+  }
+}

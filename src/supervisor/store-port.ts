@@ -1,0 +1,84 @@
+import type { Outcome, SpawnPayload, TerminalStatus, Usage } from '../protocol/index.js';
+
+/**
+ * What the supervisor records, and the port it records through. The supervisor owns this
+ * interface; `src/store/` implements it (SQLite by default), so a server database can stand in.
+ * Payloads reaching the store are always redacted first.
+ */
+
+/** A node's life: not yet started, starting, running, paused, or one of the terminal statuses. */
+export type NodeStatus = 'pending' | 'spawning' | 'running' | 'paused' | TerminalStatus;
+
+/** A run's life: running, or how it ended. */
+export type RunStatus = 'running' | TerminalStatus;
+
+export interface RunRecord {
+  id: string;
+  /** The root instruction. */
+  instruction: string;
+  status: RunStatus;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  endedAt?: number;
+  /** Secret-free facts about how the run was started (command, model, limits). */
+  meta: Record<string, unknown>;
+}
+
+export interface NodeRecord {
+  runId: string;
+  id: string;
+  parentId?: string;
+  /** Tree path: `0`, `0.2`, `0.2.1`. */
+  path: string;
+  depth: number;
+  /** How the child is run: `process`, `spawn`, `fork`. */
+  provider: string;
+  instruction: string;
+  status: NodeStatus;
+  /** The minted payload, redacted. */
+  payload: SpawnPayload;
+  attempts: number;
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** The node's own usage (its model calls only). */
+  usage: Usage;
+  outcome?: Outcome;
+  error?: string;
+}
+
+export interface EventRecord {
+  seq: number;
+  runId: string;
+  nodeId?: string;
+  /** Milliseconds since the epoch. */
+  ts: number;
+  /** `node.spawned`, `loop.step`, `tool.call`, `child.kill`, `protocol.violation`, … */
+  kind: string;
+  data: Record<string, unknown>;
+}
+
+export type NewEvent = Omit<EventRecord, 'seq'>;
+
+export type NodePatch = Partial<
+  Pick<
+    NodeRecord,
+    'status' | 'startedAt' | 'endedAt' | 'outcome' | 'error' | 'attempts' | 'payload'
+  >
+>;
+
+export interface RunStore {
+  createRun(run: RunRecord): void;
+  finishRun(runId: string, status: TerminalStatus, endedAt: number): void;
+  getRun(runId: string): RunRecord | undefined;
+  createNode(node: NodeRecord): void;
+  updateNode(runId: string, nodeId: string, patch: NodePatch): void;
+  getNode(runId: string, nodeId: string): NodeRecord | undefined;
+  listNodes(runId: string): NodeRecord[];
+  /** Appends an event and returns its sequence number (monotonic per store). */
+  appendEvent(event: NewEvent): number;
+  listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): EventRecord[];
+  /** Adds usage to a node's own total. */
+  addUsage(runId: string, nodeId: string, usage: Usage): void;
+  close(): void;
+}

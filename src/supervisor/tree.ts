@@ -1,0 +1,100 @@
+import type { Usage } from '../protocol/index.js';
+import type { NodeStatus } from './store-port.js';
+
+/** One node of the live tree, as the supervisor and the display see it. */
+export interface TreeNode {
+  id: string;
+  parentId: string | undefined;
+  /** `0`, `0.2`, `0.2.1`: the root is `0`, children are numbered from 1 in spawn order. */
+  path: string;
+  depth: number;
+  instruction: string;
+  status: NodeStatus;
+  children: string[];
+  createdAt: number;
+  endedAt: number | undefined;
+  /** Model calls made so far. */
+  steps: number;
+  /** The node's own usage. */
+  usage: Usage;
+}
+
+/**
+ * The tree of a run: ids, paths and depths are minted here, by the supervisor, from the parent's
+ * record — never taken from what a child claims.
+ */
+export class Tree {
+  readonly #nodes = new Map<string, TreeNode>();
+  #next = 0;
+
+  get size(): number {
+    return this.#nodes.size;
+  }
+
+  mintRoot(instruction: string, now: number): TreeNode {
+    if (this.#nodes.size > 0) throw new Error('the tree already has a root');
+    return this.#add(undefined, '0', 0, instruction, now);
+  }
+
+  mintChild(parentId: string, instruction: string, now: number): TreeNode {
+    const parent = this.require(parentId);
+    const node = this.#add(
+      parent.id,
+      `${parent.path}.${parent.children.length + 1}`,
+      parent.depth + 1,
+      instruction,
+      now,
+    );
+    parent.children.push(node.id);
+    return node;
+  }
+
+  get(id: string): TreeNode | undefined {
+    return this.#nodes.get(id);
+  }
+
+  require(id: string): TreeNode {
+    const node = this.#nodes.get(id);
+    if (node === undefined) throw new Error(`no node \`${id}\` in the tree`);
+    return node;
+  }
+
+  nodes(): TreeNode[] {
+    return [...this.#nodes.values()];
+  }
+
+  /** A node and all its descendants, deepest first (the order to cancel them in). */
+  deepestFirst(id: string): TreeNode[] {
+    const out: TreeNode[] = [];
+    const visit = (node: TreeNode): void => {
+      for (const child of node.children) visit(this.require(child));
+      out.push(node);
+    };
+    visit(this.require(id));
+    return out.sort((a, b) => b.depth - a.depth);
+  }
+
+  #add(
+    parentId: string | undefined,
+    path: string,
+    depth: number,
+    instruction: string,
+    now: number,
+  ): TreeNode {
+    const node: TreeNode = {
+      id: `n${this.#next++}`,
+      parentId,
+      path,
+      depth,
+      instruction,
+      status: 'pending',
+      children: [],
+      createdAt: now,
+      endedAt: undefined,
+      steps: 0,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    };
+    this.#nodes.set(node.id, node);
+    return node;
+  }
+}

@@ -1,0 +1,9 @@
+export { INTERNAL_TOOLS, SLEEP_TOOL, isInternalTool } from './internal-catalog.js';
+export {
+  toolError,
+  type Tool,
+  type ToolCallContext,
+  type ToolHost,
+  type ToolOutput,
+} from './tool.js';
+export { ToolSet } from './tool-set.js';

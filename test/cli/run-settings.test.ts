@@ -1,0 +1,156 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../src/cli/duration.js';
+import { exitCodeFor } from '../../src/cli/exit-status.js';
+import { resolveRunSettings, type RunFlags } from '../../src/cli/run-settings.js';
+
+const base: RunFlags = { intel: 'http://127.0.0.1:8080/v1', model: 'm' };
+
+function configFile(text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'arbor-config-')), 'arbor.toml');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['1m30s', 90_000],
+    ['1.5s', 1_500],
+  ])('%s is %d ms', (text, ms) => {
+    expect(parseDuration(text, '--deadline')).toBe(ms);
+  });
+
+  it.each(['', '10', 'soon', '5 m', '-1s', '0s', '3d'])('rejects %j naming the setting', (text) => {
+    expect(() => parseDuration(text, '--deadline')).toThrow(
+      `Expected \`--deadline\` to be a duration such as \`500ms\`, \`30s\`, \`5m\` or \`1h\`, got \`${text}\`.`,
+    );
+  });
+});
+
+describe('resolveRunSettings', () => {
+  it('applies defaults < config file < environment < flags', () => {
+    const config = configFile(
+      '[limits]\nmax_steps = 10\nmax_tokens = 1000\ndeadline = "2m"\n[intelligence]\nmodel = "from-file"\nendpoints = ["http://127.0.0.1:1/v1"]\n',
+    );
+    const fromFile = resolveRunSettings('x', { config }, {});
+    expect(fromFile).toMatchObject({
+      maxSteps: 10,
+      maxTokens: 1000,
+      deadlineMs: 120_000,
+      maxDepth: 3,
+      intelligence: { model: 'from-file' },
+    });
+    const fromEnv = resolveRunSettings(
+      'x',
+      { config },
+      { ARBOR_MAX_STEPS: '20', ARBOR_MODEL: 'from-env' },
+    );
+    expect(fromEnv).toMatchObject({ maxSteps: 20, intelligence: { model: 'from-env' } });
+    const fromFlags = resolveRunSettings(
+      'x',
+      { config, 'max-steps': '30', model: 'from-flag' },
+      { ARBOR_MAX_STEPS: '20' },
+    );
+    expect(fromFlags).toMatchObject({ maxSteps: 30, intelligence: { model: 'from-flag' } });
+  });
+
+  it('splits an endpoint list and applies the dialect to each', () => {
+    const settings = resolveRunSettings(
+      'x',
+      { ...base, intel: 'http://a.example/v1,http://b.example/v1', dialect: 'anthropic' },
+      {},
+    );
+    expect(settings.intelligence?.endpoints.map((e) => [e.url, e.dialect])).toEqual([
+      ['http://a.example/v1', 'anthropic'],
+      ['http://b.example/v1', 'anthropic'],
+    ]);
+  });
+
+  it.each([
+    [{ 'max-steps': '0' }, {}, 'Expected `--max-steps` to be a positive integer, got `0`.'],
+    [{ 'max-steps': '2.5' }, {}, 'Expected `--max-steps` to be a positive integer, got `2.5`.'],
+    [
+      {},
+      { ARBOR_MAX_TOKENS: 'lots' },
+      'Expected `ARBOR_MAX_TOKENS` to be a positive integer, got `lots`.',
+    ],
+    [{ 'max-depth': '-1' }, {}, 'Expected `--max-depth` to be a non-negative integer, got `-1`.'],
+    [
+      { 'budget-usd': '0' },
+      {},
+      'Expected `--budget-usd` to be a positive amount of US dollars, got `0`.',
+    ],
+    [{ deadline: '10' }, {}, 'Expected `--deadline` to be a duration'],
+    [
+      { dialect: 'gemini' },
+      {},
+      'Expected `--dialect` to be `openai` or `anthropic`, got `gemini`.',
+    ],
+    [
+      { intel: 'ftp://x' },
+      {},
+      '--intel: `endpoints[0].url`: expected an http:// or https:// URL, got "ftp://x"',
+    ],
+    [{ provider: 'thread' }, {}, 'Expected `--provider` to be `process`'],
+    [{ intel: undefined }, {}, 'No model endpoint'],
+    [{ model: undefined }, {}, 'No model name'],
+    [
+      { 'mock-llm': 'p.json' },
+      {},
+      '`--mock-llm` runs a scripted model; it cannot be combined with `--intel`',
+    ],
+  ])('rejects %j %j', (flags, env, message) => {
+    expect(() => resolveRunSettings('x', { ...base, ...flags }, env)).toThrow(message);
+  });
+
+  it('rejects an empty instruction', () => {
+    expect(() => resolveRunSettings('  ', base, {})).toThrow('Expected an instruction');
+  });
+
+  it('names the file and the key of a bad config', () => {
+    const unknown = configFile('[limits]\nmax_stepz = 3\n');
+    expect(() => resolveRunSettings('x', { ...base, config: unknown }, {})).toThrow(
+      `${unknown}: \`limits\`: unknown field \`max_stepz\``,
+    );
+    const literalKey = configFile(
+      '[[intelligence.endpoint]]\nurl = "http://x/v1"\ncredential = "sk-live-123"\n',
+    );
+    expect(() => resolveRunSettings('x', { config: literalKey, model: 'm' }, {})).toThrow(
+      'expected `env:NAME`',
+    );
+    const broken = configFile('[limits\n');
+    expect(() => resolveRunSettings('x', { ...base, config: broken }, {})).toThrow(
+      `${broken}: not valid TOML`,
+    );
+    expect(() => resolveRunSettings('x', { ...base, config: '/no/such/file.toml' }, {})).toThrow(
+      'Cannot read the config file /no/such/file.toml: ENOENT',
+    );
+  });
+});
+
+describe('exitCodeFor', () => {
+  it.each([
+    ['completed', undefined, 0],
+    ['refused', undefined, 5],
+    ['exhausted_steps', undefined, 7],
+    ['exhausted_tokens', undefined, 7],
+    ['exhausted_budget', undefined, 7],
+    ['deadline', undefined, 7],
+    ['stalled', undefined, 3],
+    ['loop_detected', undefined, 3],
+    ['cancelled', undefined, 130],
+    ['crashed', undefined, 1],
+    ['failed', 'intel_unavailable', 4],
+    ['failed', 'intel_auth', 4],
+    ['failed', 'mcp_unavailable', 6],
+    ['failed', 'internal', 1],
+  ] as const)('%s (%s) exits %d', (status, code, exit) => {
+    expect(exitCodeFor(status, code)).toBe(exit);
+  });
+});

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redactPayload } from '../../src/protocol/index.js';
+import { SqliteStore } from '../../src/store/index.js';
+import type { NodeRecord } from '../../src/supervisor/index.js';
+import { testPayload } from '../helpers/payloads.js';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'arbor-store-'));
+  dirs.push(dir);
+  return join(dir, 'nested', 'arbor.db');
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function node(overrides: Partial<NodeRecord> = {}): NodeRecord {
+  return {
+    runId: 'run_1',
+    id: 'n0',
+    path: '0',
+    depth: 0,
+    provider: 'process',
+    instruction: 'Say hello.',
+    status: 'spawning',
+    payload: redactPayload(
+      testPayload({
+        intelligence: {
+          endpoints: [{ url: 'http://127.0.0.1:9/v1', api_key: 'sk-secret-1' }],
+          model: 'm',
+        },
+      }),
+    ),
+    attempts: 1,
+    createdAt: 1000,
+    usage: { input_tokens: 0, output_tokens: 0 },
+    ...overrides,
+  };
+}
+
+describe('SqliteStore', () => {
+  it('records a run, its nodes, events and usage, and reads them back after reopening', () => {
+    const path = tempDb();
+    const store = new SqliteStore(path);
+    store.createRun({
+      id: 'run_1',
+      instruction: 'Say hello.',
+      status: 'running',
+      createdAt: 1000,
+      meta: { model: 'm' },
+    });
+    store.createNode(node());
+    store.createNode(node({ id: 'n1', parentId: 'n0', path: '0.1', depth: 1 }));
+    store.updateNode('run_1', 'n0', { status: 'running', startedAt: 1100 });
+    store.addUsage('run_1', 'n0', { input_tokens: 10, output_tokens: 3 });
+    store.addUsage('run_1', 'n0', { input_tokens: 5, output_tokens: 2, cost_usd: 0.25 });
+    const first = store.appendEvent({
+      runId: 'run_1',
+      nodeId: 'n0',
+      ts: 1200,
+      kind: 'loop.step',
+      data: { step: 1 },
+    });
+    const second = store.appendEvent({ runId: 'run_1', ts: 1300, kind: 'run.note', data: {} });
+    store.updateNode('run_1', 'n0', {
+      status: 'completed',
+      endedAt: 1400,
+      outcome: {
+        status: 'completed',
+        partial: false,
+        result: 'hi',
+        scheduled: [],
+        subscriptions: [],
+      },
+    });
+    store.finishRun('run_1', 'completed', 1500);
+    store.close();
+
+    const reopened = new SqliteStore(path);
+    expect(reopened.getRun('run_1')).toEqual({
+      id: 'run_1',
+      instruction: 'Say hello.',
+      status: 'completed',
+      createdAt: 1000,
+      endedAt: 1500,
+      meta: { model: 'm' },
+    });
+    const root = reopened.getNode('run_1', 'n0');
+    expect(root).toMatchObject({
+      status: 'completed',
+      startedAt: 1100,
+      endedAt: 1400,
+      usage: { input_tokens: 15, output_tokens: 5, cost_usd: 0.25 },
+      outcome: { result: 'hi' },
+    });
+    expect(reopened.listNodes('run_1').map((n) => n.path)).toEqual(['0', '0.1']);
+    expect(second).toBeGreaterThan(first);
+    expect(reopened.listEvents('run_1').map((e) => [e.seq, e.kind])).toEqual([
+      [first, 'loop.step'],
+      [second, 'run.note'],
+    ]);
+    expect(reopened.listEvents('run_1', { afterSeq: first }).map((e) => e.kind)).toEqual([
+      'run.note',
+    ]);
+    reopened.close();
+  });
+
+  it('never holds a credential: the stored payload is the redacted one', () => {
+    const path = tempDb();
+    const store = new SqliteStore(path);
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    store.createNode(node());
+    store.close();
+    const raw = new Database(path, { readonly: true });
+    const dump = JSON.stringify(raw.prepare('SELECT * FROM nodes').all());
+    raw.close();
+    expect(dump).not.toContain('sk-secret-1');
+  });
+
+  it('uses WAL journaling and records its schema version', () => {
+    const path = tempDb();
+    new SqliteStore(path).close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    raw.close();
+  });
+
+  it('refuses a store written by a newer arbor', () => {
+    const path = tempDb();
+    new SqliteStore(path).close();
+    const raw = new Database(path);
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => new SqliteStore(path)).toThrow(
+      /schema version 99, newer than this arbor understands/,
+    );
+  });
+});
