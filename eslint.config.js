@@ -54,8 +54,9 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': ['error', NO_STDOUT] },
   },
   {
-    files: ['src/cli/output.ts', 'src/cli/main.ts'],
+    files: ['src/cli/output.ts', 'src/cli/main.ts', 'src/child/main.ts'],
     rules: {
+      'no-console': 'off',
       'no-restricted-globals': 'off',
       'no-restricted-properties': ['error', NO_JSON_PARSE],
     },
@@ -63,6 +64,14 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        setTimeout: 'readonly',
+        setInterval: 'readonly',
+        console: 'readonly',
+      },
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

@@ -20,18 +20,22 @@ export interface ChildContext {
 }
 
 /** Session hooks that report over the control channel and honour pause and budget. */
-export function channelHooks(context: ChildContext): SessionHooks {
+export function channelHooks(
+  context: ChildContext,
+  options: { admission: boolean } = { admission: true },
+): SessionHooks {
   const { channel, writer } = context;
-  return {
+  const hooks: SessionHooks = {
     onEvent: (event, fields) => {
       writer.send({ type: 'event', event, fields });
     },
     onUsage: (usage) => {
       writer.send({ type: 'usage', ...usage });
     },
-    admit: admitOverChannel(channel, writer),
     waitWhileHeld: (signal) => channel.hold.wait(signal),
   };
+  if (options.admission) hooks.admit = admitOverChannel(channel, writer);
+  return hooks;
 }
 
 /**

@@ -23,6 +23,9 @@ process.stdin.once('close', () => {
   setTimeout(() => process.exit(1), 2_000).unref();
 });
 
+// Tell whoever started us (a pool of idle children, say) that we are loaded and waiting.
+process.stderr.write('{"msg":"child.waiting"}\n');
+
 const code = await runChild(
   { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
   {

@@ -8,11 +8,7 @@ import { channelHooks, type ChildContext } from './child-context.js';
  */
 export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Promise<void> {
   const { payload, writer } = context;
-  const { admit, ...withoutAdmission } = channelHooks(context);
-  const hooks =
-    turn.budget_admission && admit !== undefined
-      ? { ...withoutAdmission, admit }
-      : withoutAdmission;
+  const hooks = channelHooks(context, { admission: turn.budget_admission });
   const session = new AgentSession({
     model: context.model,
     tools: context.tools,

@@ -22,7 +22,7 @@ export class LiveTree {
   #drawn = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(out: Writable, tree: Tree, now: () => number = Date.now) {
+  constructor(out: Writable, tree: Tree, now: () => number = () => Date.now()) {
     this.#out = out;
     this.#tree = tree;
     this.#now = now;

@@ -72,11 +72,10 @@ async function runWithStore(
     `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
   );
 
-  let supervisor: Supervisor | undefined;
-  const pathOf = (id: string): string | undefined => supervisor?.tree.get(id)?.path;
+  const pathOf = (id: string): string | undefined => supervisor.tree.get(id)?.path;
   const eventLog = io.isStderrTty ? undefined : createEventLog(io.stderr, runId, pathOf);
   const turnLines: Promise<void>[] = [];
-  supervisor = new Supervisor({
+  const supervisor: Supervisor = new Supervisor({
     runId,
     store,
     timing,
@@ -162,7 +161,11 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
   lines.on('close', () => {
     if (root !== undefined) supervisor.send(root.id, { type: 'cancel', reason: 'input ended' });
   });
-  return { close: () => lines.close() };
+  return {
+    close: () => {
+      lines.close();
+    },
+  };
 }
 
 function reloadIntelligence(

@@ -81,7 +81,7 @@ export class AgentSession {
     this.#model = options.model;
     this.#transcript = [...(options.transcript ?? [])];
     this.#stall = new StallDetector(options.limits.stall_turns);
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   get transcript(): readonly TranscriptMessage[] {

@@ -10,5 +10,6 @@ export function stableKey(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableKey(v)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  // `JSON.stringify` gives `undefined` for `undefined` and functions, whatever its type says.
+  return value === undefined || typeof value === 'function' ? 'null' : JSON.stringify(value);
 }

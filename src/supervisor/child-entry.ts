@@ -36,7 +36,6 @@ export function childCommand(env: NodeJS.ProcessEnv): ChildCommand {
 const PASSED =
   /^(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|TMP|TEMP|TERM|SYSTEMROOT|COMSPEC)$/;
 /** arbor's own knobs (timings, test kill points) pass, except anything that may hold a secret. */
-const ARBOR_KNOB = /^ARBOR_/;
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/;
 
 /**
@@ -48,7 +47,8 @@ export function childEnv(parent: NodeJS.ProcessEnv, payload: SpawnPayload): Node
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined) continue;
-    if (PASSED.test(name) || (ARBOR_KNOB.test(name) && !SECRET_NAME.test(name))) env[name] = value;
+    if (PASSED.test(name) || (name.startsWith('ARBOR_') && !SECRET_NAME.test(name)))
+      env[name] = value;
   }
   if (payload.tls_ca !== undefined) env.NODE_EXTRA_CA_CERTS = payload.tls_ca;
   return env;

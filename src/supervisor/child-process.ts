@@ -20,14 +20,23 @@ export interface ChildProcessOptions {
   args: readonly string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** How many of the last stderr lines to keep for error reports (default 20). */
+  stderrTail?: number;
+}
+
+/** Where a child's output goes once someone supervises it. */
+export interface ChildListeners {
   /** Frames read from the child's stdout, in order. */
   onFrame(frame: AgentFrame): void;
   onViolation(violation: ProtocolViolation): void;
   /** Each complete line the child writes to stderr (its NDJSON log). */
   onStderr?(line: string): void;
-  /** How many of the last stderr lines to keep for error reports (default 20). */
-  stderrTail?: number;
 }
+
+type Output =
+  | { kind: 'frame'; frame: AgentFrame }
+  | { kind: 'violation'; violation: ProtocolViolation }
+  | { kind: 'stderr'; line: string };
 
 /**
  * One child OS process speaking protocol v1: its own process group (so the whole subtree can be
@@ -41,7 +50,14 @@ export class ChildProcess {
   readonly #tailSize: number;
   readonly exited: Promise<ProcessExit>;
   #exit: ProcessExit | undefined;
+  #listeners: ChildListeners | undefined;
+  /** Output that arrived before anyone attached (a pooled child's start-up logs). */
+  #early: Output[] = [];
 
+  /**
+   * Starts the process. Its output is held until `attach` names where it goes, so a child can be
+   * started ahead of time (a pool of idle children) and handed a payload later.
+   */
   constructor(options: ChildProcessOptions) {
     this.#tailSize = options.stderrTail ?? 20;
     this.#process = spawn(options.command, options.args, {
@@ -53,14 +69,20 @@ export class ChildProcess {
     const reader = createFrameReader('up');
     this.#process.stdout.on('data', (chunk: Buffer) => {
       for (const result of reader.push(chunk)) {
-        if (result.ok) options.onFrame(result.frame);
-        else options.onViolation(result.violation);
+        this.#emit(
+          result.ok
+            ? { kind: 'frame', frame: result.frame }
+            : { kind: 'violation', violation: result.violation },
+        );
       }
     });
     this.#process.stdout.on('end', () => {
       for (const result of reader.end()) {
-        if (result.ok) options.onFrame(result.frame);
-        else options.onViolation(result.violation);
+        this.#emit(
+          result.ok
+            ? { kind: 'frame', frame: result.frame }
+            : { kind: 'violation', violation: result.violation },
+        );
       }
     });
     let pending = '';
@@ -68,10 +90,10 @@ export class ChildProcess {
     this.#process.stderr.on('data', (chunk: string) => {
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) this.#stderrLine(line, options);
+      for (const line of lines) this.#stderrLine(line);
     });
     this.#process.stderr.on('end', () => {
-      if (pending !== '') this.#stderrLine(pending, options);
+      if (pending !== '') this.#stderrLine(pending);
     });
     // A child that dies leaves a broken pipe; writing to it must not crash the supervisor.
     this.#process.stdin.on('error', () => undefined);
@@ -85,6 +107,14 @@ export class ChildProcess {
         this.#settle({ code, signal }, resolve);
       });
     });
+  }
+
+  /** Routes the child's output (and anything it wrote before this call) to `listeners`. */
+  attach(listeners: ChildListeners): void {
+    this.#listeners = listeners;
+    const early = this.#early;
+    this.#early = [];
+    for (const output of early) this.#emit(output);
   }
 
   get pid(): number | undefined {
@@ -124,11 +154,22 @@ export class ChildProcess {
     }
   }
 
-  #stderrLine(line: string, options: ChildProcessOptions): void {
+  #stderrLine(line: string): void {
     if (line === '') return;
     this.#tail.push(line);
     if (this.#tail.length > this.#tailSize) this.#tail.shift();
-    options.onStderr?.(line);
+    this.#emit({ kind: 'stderr', line });
+  }
+
+  #emit(output: Output): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) {
+      this.#early.push(output);
+      return;
+    }
+    if (output.kind === 'frame') listeners.onFrame(output.frame);
+    else if (output.kind === 'violation') listeners.onViolation(output.violation);
+    else listeners.onStderr?.(output.line);
   }
 
   #settle(exit: ProcessExit, resolve: (exit: ProcessExit) => void): void {

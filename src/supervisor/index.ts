@@ -1,5 +1,19 @@
 export { childCommand, childEntryPath, childEnv, type ChildCommand } from './child-entry.js';
-export { ChildProcess, type ChildProcessOptions, type ProcessExit } from './child-process.js';
+export {
+  outcomeOf,
+  spawnFailure,
+  syntheticEnd,
+  terminalReport,
+  type ChildEnd,
+  type TerminalReport,
+} from './child-end.js';
+export { CHILD_WAITING_MSG, ChildPool } from './child-pool.js';
+export {
+  ChildProcess,
+  type ChildListeners,
+  type ChildProcessOptions,
+  type ProcessExit,
+} from './child-process.js';
 export {
   killLadder,
   type LadderOptions,
@@ -14,12 +28,14 @@ export {
   type LivenessLimits,
   type LivenessState,
 } from './liveness.js';
+export { NodeRunner, type NodeRunnerOptions } from './node-runner.js';
+export { ProcessRun, type ProcessRunHandlers, type ProcessRunOptions } from './process-run.js';
 export {
-  ProcessRun,
-  type ChildEnd,
-  type ProcessRunHandlers,
-  type ProcessRunOptions,
-} from './process-run.js';
+  DEFAULT_GOVERNOR,
+  RestartGovernor,
+  type GovernorDecision,
+  type GovernorSettings,
+} from './restart-governor.js';
 export type {
   EventRecord,
   NewEvent,

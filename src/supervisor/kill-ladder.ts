@@ -45,7 +45,7 @@ export async function killLadder(
   target: LadderTarget,
   options: LadderOptions,
 ): Promise<LadderOutcome> {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => Date.now());
   const started = now();
   const steps: LadderStep[] = [];
   const done = (): LadderOutcome => ({

@@ -1,32 +1,24 @@
 import {
-  ArborError,
   PROTOCOL_VERSION,
   type AgentFrame,
+  type ArborError,
   type ControlFrame,
-  type Outcome,
   type ProtocolViolation,
   type SpawnPayload,
   type TerminalStatus,
-  type TurnResult,
-  type Usage,
 } from '../protocol/index.js';
 import type { ChildCommand } from './child-entry.js';
+import {
+  spawnFailure,
+  syntheticEnd,
+  terminalReport,
+  type ChildEnd,
+  type TerminalReport,
+} from './child-end.js';
 import { ChildProcess, type ProcessExit } from './child-process.js';
 import { killLadder, type LadderOutcome } from './kill-ladder.js';
 import { classify, needsTeardown } from './liveness.js';
 import { pingIntervalMs, type Timing } from './timing.js';
-
-/** How a supervised child ended. There is always one: a child that says nothing gets a synthetic outcome. */
-export interface ChildEnd {
-  outcome: Outcome;
-  /** Which frame ended it, or `synthetic` when the supervisor had to decide. */
-  via: 'result' | 'failed' | 'turn_done' | 'synthetic';
-  /** The `failed` frame's error, when the child failed. */
-  error?: { message: string; code?: string };
-  turn?: TurnResult;
-  exit: ProcessExit;
-  teardown?: LadderOutcome;
-}
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
@@ -48,6 +40,8 @@ export interface ProcessRunHandlers {
 
 export interface ProcessRunOptions {
   command: ChildCommand;
+  /** A child already started (from a pool of idle children); otherwise one is started. */
+  process?: ChildProcess;
   env: NodeJS.ProcessEnv;
   cwd?: string;
   timing: Timing;
@@ -75,7 +69,7 @@ export class ProcessRun {
   #resolveReady!: () => void;
   #rejectReady!: (error: ArborError) => void;
   #isReady = false;
-  #terminal: Omit<ChildEnd, 'exit' | 'teardown'> | undefined;
+  #terminal: TerminalReport | undefined;
   #teardown: Teardown | undefined;
   #ladder: Promise<LadderOutcome> | undefined;
   #violations = 0;
@@ -89,7 +83,7 @@ export class ProcessRun {
   constructor(payload: SpawnPayload, options: ProcessRunOptions) {
     this.#options = options;
     this.#payload = payload;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
     this.#lastProgressAt = this.#lastPongAt = this.#now();
     this.#armDeadline();
     this.#ready = new Promise((resolve, reject) => {
@@ -97,11 +91,15 @@ export class ProcessRun {
       this.#rejectReady = reject;
     });
     this.#ready.catch(() => undefined);
-    this.#child = new ChildProcess({
-      command: options.command.command,
-      args: options.command.args,
-      env: options.env,
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    this.#child =
+      options.process ??
+      new ChildProcess({
+        command: options.command.command,
+        args: options.command.args,
+        env: options.env,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      });
+    this.#child.attach({
       onFrame: (frame) => {
         this.#onFrame(frame);
       },
@@ -115,7 +113,7 @@ export class ProcessRun {
       this.#tick();
     }, pingIntervalMs(options.timing));
     const readyTimer = setTimeout(() => {
-      this.#beginTeardown({
+      void this.#beginTeardown({
         status: 'crashed',
         reason: `no \`ready\` within ${options.timing.readyTimeoutMs} ms`,
       });
@@ -158,73 +156,34 @@ export class ProcessRun {
     const now = this.#now();
     if (frame.type === 'pong') this.#lastPongAt = now;
     else this.#lastProgressAt = this.#lastPongAt = now;
-    switch (frame.type) {
-      case 'ready':
-        this.#isReady = true;
-        this.#resolveReady();
-        break;
-      case 'turn':
-        // A warm session between turns is idle: no deadline until the next inject.
-        this.#deadlineAt = undefined;
-        break;
-      case 'result':
-        this.#finishWith({ outcome: frame.outcome, via: 'result' });
-        break;
-      case 'failed':
-        this.#finishWith({
-          outcome: {
-            status: 'failed',
-            partial: true,
-            result: null,
-            reason: frame.error,
-            scheduled: [],
-            subscriptions: [],
-          },
-          via: 'failed',
-          error: {
-            message: frame.error,
-            ...(frame.code === undefined ? {} : { code: frame.code }),
-          },
-        });
-        break;
-      case 'turn_done':
-        this.#finishWith({
-          outcome: {
-            status: frame.turn.status,
-            partial: frame.turn.status !== 'completed',
-            result: frame.turn.value ?? frame.turn.text ?? null,
-            scheduled: [],
-            subscriptions: [],
-            ...(frame.turn.error === undefined ? {} : { reason: frame.turn.error }),
-          },
-          via: 'turn_done',
-          turn: frame.turn,
-        });
-        break;
-      case 'tool_request':
-        void this.#serveTool(frame);
-        break;
-      case 'budget_request':
-        void this.#serveBudget(frame);
-        break;
-      default:
-        break;
+    if (frame.type === 'ready') {
+      this.#isReady = true;
+      this.#resolveReady();
+    } else if (frame.type === 'turn') {
+      // A warm session between turns is idle: no deadline until the next inject.
+      this.#deadlineAt = undefined;
+    } else if (frame.type === 'tool_request') {
+      void this.#serveTool(frame);
+    } else if (frame.type === 'budget_request') {
+      void this.#serveBudget(frame);
     }
+    const terminal = terminalReport(frame);
+    if (terminal !== undefined) this.#finishWith(terminal);
     this.#options.handlers.onFrame?.(frame);
   }
 
-  #finishWith(terminal: Omit<ChildEnd, 'exit' | 'teardown'>): void {
+  #finishWith(terminal: TerminalReport): void {
     if (this.#terminal !== undefined) return;
     this.#terminal = terminal;
     // The child has said its last word: close its input so it exits, and make sure it does.
     this.#child.closeInput();
     const { cancelGraceMs } = this.#options.timing;
     setTimeout(() => {
-      if (!this.#child.hasExited())
-        void this.#beginTeardown({
-          status: terminal.outcome.status,
-          reason: 'did not exit after its terminal frame',
-        });
+      if (this.#child.hasExited()) return;
+      void this.#beginTeardown({
+        status: terminal.outcome.status,
+        reason: 'did not exit after its terminal frame',
+      });
     }, cancelGraceMs).unref();
   }
 
@@ -324,39 +283,12 @@ export class ProcessRun {
 
   #spawnError(exit: ProcessExit): ArborError {
     const failed = this.#terminal?.via === 'failed' ? this.#terminal.error?.message : undefined;
-    const how =
-      exit.error !== undefined
-        ? `could not start: ${exit.error.message}`
-        : `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before \`ready\``;
-    const tail = this.#child.stderrTail();
-    const message = [
-      `child ${how}`,
-      failed === undefined ? '' : `: ${failed}`,
-      tail.length === 0 ? '' : `; last stderr lines:\n${tail.join('\n')}`,
-    ].join('');
-    return new ArborError('spawn_failed', message, {
-      details: { exitCode: exit.code, signal: exit.signal, stderr: tail },
-    });
+    return spawnFailure(exit, failed, this.#child.stderrTail());
   }
 
-  #end(exit: ProcessExit, teardown: LadderOutcome | undefined): ChildEnd {
+  #end(exit: ProcessExit, ladder: LadderOutcome | undefined): ChildEnd {
     if (this.#terminal !== undefined)
-      return { ...this.#terminal, exit, ...(teardown === undefined ? {} : { teardown }) };
-    const reason =
-      this.#teardown?.reason ??
-      `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) without a result${this.#child.stderrTail().length > 0 ? `; last stderr: ${this.#child.stderrTail().slice(-3).join(' | ')}` : ''}`;
-    return {
-      outcome: {
-        status: this.#teardown?.status ?? 'crashed',
-        partial: true,
-        result: null,
-        reason,
-        scheduled: [],
-        subscriptions: [],
-      },
-      via: 'synthetic',
-      exit,
-      ...(teardown === undefined ? {} : { teardown }),
-    };
+      return { ...this.#terminal, exit, ...(ladder === undefined ? {} : { teardown: ladder }) };
+    return syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder);
   }
 }

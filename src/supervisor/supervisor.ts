@@ -8,7 +8,9 @@ import {
 } from '../protocol/index.js';
 import { childCommand, childEnv } from './child-entry.js';
 import { serveInternalTool } from './internal-tools.js';
-import { ProcessRun, type ChildEnd } from './process-run.js';
+import type { ChildPool } from './child-pool.js';
+import { NodeRunner } from './node-runner.js';
+import type { ChildEnd } from './child-end.js';
 import type { RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import { Tree, type TreeNode } from './tree.js';
@@ -27,8 +29,10 @@ export interface SupervisorOptions {
   /** The supervisor's environment; children get an allow-listed, secret-free subset. */
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Idle children started ahead of time, taken instead of starting a new process. */
+  pool?: ChildPool;
   onEvent?(event: SupervisorEvent): void;
-  now?(): number;
+  now?: () => number;
 }
 
 /** The payload fields the supervisor mints itself. */
@@ -49,12 +53,12 @@ export class Supervisor {
   readonly tree = new Tree();
   readonly #options: SupervisorOptions;
   readonly #now: () => number;
-  readonly #runs = new Map<string, ProcessRun>();
+  readonly #runs = new Map<string, NodeRunner>();
   readonly #stops = new Map<string, AbortController>();
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** Runs the root agent of the run to its end. Rejects with `spawn_failed` if it never starts. */
@@ -83,10 +87,10 @@ export class Supervisor {
       .sort((a, b) => b.depth - a.depth);
     for (const node of live) this.#stops.get(node.id)?.abort(reason);
     await Promise.all(
-      live.map((node) =>
-        this.#runs
-          .get(node.id)
-          ?.stop(reason, { status: 'cancelled', force: options.force === true }),
+      live.map(
+        (node) =>
+          this.#runs.get(node.id)?.stop(reason, { force: options.force === true }) ??
+          Promise.resolve(undefined),
       ),
     );
   }
@@ -122,10 +126,12 @@ export class Supervisor {
     this.#setStatus(node, 'spawning');
     const stop = new AbortController();
     this.#stops.set(node.id, stop);
-    const run = new ProcessRun(payload, {
+    const runner = new NodeRunner({
+      payload,
       command: childCommand(this.#options.env),
       env: childEnv(this.#options.env, payload),
       ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+      ...(this.#options.pool === undefined ? {} : { pool: this.#options.pool }),
       timing,
       now: this.#now,
       handlers: {
@@ -146,20 +152,49 @@ export class Supervisor {
           this.#record(node, 'child.teardown', { reason });
         },
       },
+      onReady: (attempt) => {
+        store.updateNode(runId, node.id, {
+          status: 'running',
+          startedAt: this.#now(),
+          attempts: attempt,
+        });
+        this.#setStatus(node, 'running');
+      },
+      onRestart: (attempt, delayMs, reason) => {
+        this.#record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });
+        this.#setStatus(node, 'spawning');
+      },
     });
-    this.#runs.set(node.id, run);
+    this.#runs.set(node.id, runner);
+    let end: ChildEnd;
     try {
-      await run.ready();
-      store.updateNode(runId, node.id, { status: 'running', startedAt: this.#now() });
-      this.#setStatus(node, 'running');
+      end = await runner.run();
     } catch (error) {
-      const end = await run.result;
-      this.#finish(node, end, error instanceof Error ? error.message : String(error));
+      this.#finishFailedSpawn(node, error);
       throw error;
     }
-    const end = await run.result;
     this.#finish(node, end);
     return { node, end };
+  }
+
+  #finishFailedSpawn(node: TreeNode, error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#finish(
+      node,
+      {
+        outcome: {
+          status: 'crashed',
+          partial: true,
+          result: null,
+          reason,
+          scheduled: [],
+          subscriptions: [],
+        },
+        via: 'synthetic',
+        exit: { code: null, signal: null },
+      },
+      reason,
+    );
   }
 
   #onFrame(node: TreeNode, frame: AgentFrame): void {
@@ -202,7 +237,14 @@ export class Supervisor {
       case 'gate_closed':
         this.#record(node, 'gate.closed', { node: frame.node, via: frame.via });
         break;
-      default:
+      case 'ready':
+      case 'pong':
+      case 'result':
+      case 'failed':
+      case 'turn_done':
+      case 'tool_request':
+      case 'budget_request':
+        // Handled by the node's run: lifecycle, liveness and requests.
         break;
     }
   }

@@ -18,6 +18,9 @@ export interface Timing {
   killWaitMs: number;
   /** Protocol violations from one child before it is torn down. */
   violationLimit: number;
+  /** Restart governor of warm children: first delay, doubling to the cap. */
+  restartBaseMs: number;
+  restartCapMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -29,6 +32,8 @@ export const DEFAULT_TIMING: Timing = {
   termGraceMs: 2_000,
   killWaitMs: 2_000,
   violationLimit: 3,
+  restartBaseMs: 500,
+  restartCapMs: 30_000,
 };
 
 const ENV_NAMES: Record<keyof Timing, string> = {
@@ -40,6 +45,8 @@ const ENV_NAMES: Record<keyof Timing, string> = {
   termGraceMs: 'ARBOR_TERM_GRACE_MS',
   killWaitMs: 'ARBOR_KILL_WAIT_MS',
   violationLimit: 'ARBOR_VIOLATION_LIMIT',
+  restartBaseMs: 'ARBOR_RESTART_BASE_MS',
+  restartCapMs: 'ARBOR_RESTART_CAP_MS',
 };
 
 /** The timing in effect: defaults, overridden by `ARBOR_*` environment variables. */

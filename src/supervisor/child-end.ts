@@ -1,0 +1,113 @@
+import {
+  ArborError,
+  type AgentFrame,
+  type Outcome,
+  type TerminalStatus,
+  type TurnResult,
+} from '../protocol/index.js';
+import type { ProcessExit } from './child-process.js';
+import type { LadderOutcome } from './kill-ladder.js';
+
+/** How a supervised child ended. There is always one: a child that says nothing gets a synthetic outcome. */
+export interface ChildEnd {
+  outcome: Outcome;
+  /** Which frame ended it, or `synthetic` when the supervisor had to decide. */
+  via: 'result' | 'failed' | 'turn_done' | 'synthetic';
+  /** The `failed` frame's error, when the child failed. */
+  error?: { message: string; code?: string };
+  turn?: TurnResult;
+  exit: ProcessExit;
+  teardown?: LadderOutcome;
+}
+
+/** What a terminal frame says, before the process has exited. */
+export type TerminalReport = Omit<ChildEnd, 'exit' | 'teardown'>;
+
+/** The report a terminal frame makes; `undefined` for every frame that is not terminal. */
+export function terminalReport(frame: AgentFrame): TerminalReport | undefined {
+  switch (frame.type) {
+    case 'result':
+      return { outcome: frame.outcome, via: 'result' };
+    case 'failed':
+      return {
+        outcome: outcomeOf('failed', null, frame.error),
+        via: 'failed',
+        error: { message: frame.error, ...(frame.code === undefined ? {} : { code: frame.code }) },
+      };
+    case 'turn_done':
+      return {
+        outcome: outcomeOf(
+          frame.turn.status,
+          frame.turn.value ?? frame.turn.text ?? null,
+          frame.turn.error,
+        ),
+        via: 'turn_done',
+        turn: frame.turn,
+      };
+    case 'ready':
+    case 'pong':
+    case 'event':
+    case 'usage':
+    case 'turn':
+    case 'gate':
+    case 'gate_closed':
+    case 'intel_health':
+    case 'tool_request':
+    case 'budget_request':
+      return undefined;
+  }
+}
+
+export function outcomeOf(
+  status: TerminalStatus,
+  result: unknown,
+  reason: string | undefined,
+): Outcome {
+  return {
+    status,
+    partial: status !== 'completed' && status !== 'refused',
+    result,
+    ...(reason === undefined ? {} : { reason }),
+    scheduled: [],
+    subscriptions: [],
+  };
+}
+
+/** The outcome of a child that ended without a terminal frame. */
+export function syntheticEnd(
+  exit: ProcessExit,
+  teardown: { status: TerminalStatus; reason: string } | undefined,
+  stderrTail: readonly string[],
+  ladder: LadderOutcome | undefined,
+): ChildEnd {
+  const tail = stderrTail.length > 0 ? `; last stderr: ${stderrTail.slice(-3).join(' | ')}` : '';
+  const reason =
+    teardown?.reason ??
+    `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) without a result${tail}`;
+  return {
+    outcome: outcomeOf(teardown?.status ?? 'crashed', null, reason),
+    via: 'synthetic',
+    exit,
+    ...(ladder === undefined ? {} : { teardown: ladder }),
+  };
+}
+
+/** The error for a child that never said `ready`, with what it said on stderr. */
+export function spawnFailure(
+  exit: ProcessExit,
+  failed: string | undefined,
+  stderrTail: readonly string[],
+): ArborError {
+  const how =
+    exit.error !== undefined
+      ? `could not start: ${exit.error.message}`
+      : `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before \`ready\``;
+  const message = [
+    `child ${how}`,
+    failed === undefined ? '' : `: ${failed}`,
+    stderrTail.length === 0 ? '' : `; last stderr lines:\n${stderrTail.join('\n')}`,
+  ].join('');
+  return new ArborError('spawn_failed', message, {
+    details: { exitCode: exit.code, signal: exit.signal, stderr: [...stderrTail] },
+  });
+}

@@ -1,0 +1,153 @@
+import type { ControlFrame, SpawnPayload } from '../protocol/index.js';
+import type { ChildCommand } from './child-entry.js';
+import type { ChildPool } from './child-pool.js';
+import type { LadderOutcome } from './kill-ladder.js';
+import type { ChildEnd } from './child-end.js';
+import { ProcessRun, type ProcessRunHandlers } from './process-run.js';
+import { DEFAULT_GOVERNOR, RestartGovernor } from './restart-governor.js';
+import type { Timing } from './timing.js';
+
+export interface NodeRunnerOptions {
+  payload: SpawnPayload;
+  command: ChildCommand;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  timing: Timing;
+  handlers: ProcessRunHandlers;
+  pool?: ChildPool;
+  now: () => number;
+  /** A restart is about to happen (attempt number, delay, why). */
+  onRestart?(attempt: number, delayMs: number, reason: string): void;
+  /** The child said `ready` (on every attempt). */
+  onReady?(attempt: number): void;
+}
+
+/**
+ * One node's child process from spawn to end. A warm child that crashes is started again under
+ * the restart governor (backoff with jitter, then a breaker), and the messages it had not yet
+ * answered are delivered again; a one-shot child is never restarted.
+ */
+export class NodeRunner {
+  readonly #options: NodeRunnerOptions;
+  readonly #governor: RestartGovernor;
+  readonly #stopped = new AbortController();
+  #run: ProcessRun | undefined;
+  #attempt = 0;
+  /** Injected messages not yet answered by a `turn` frame, oldest first, and the run each went to. */
+  #unanswered: { message: string; sentTo: ProcessRun | undefined }[] = [];
+  #turnsSeen = 0;
+
+  constructor(options: NodeRunnerOptions) {
+    this.#options = options;
+    this.#governor = new RestartGovernor({
+      ...DEFAULT_GOVERNOR,
+      baseMs: options.timing.restartBaseMs,
+      capMs: options.timing.restartCapMs,
+    });
+  }
+
+  get attempt(): number {
+    return this.#attempt;
+  }
+
+  /** Runs the node to its end; rejects with `spawn_failed` when a one-shot child never starts. */
+  async run(): Promise<ChildEnd> {
+    for (;;) {
+      this.#attempt += 1;
+      const run = this.#start();
+      let beforeReady = false;
+      try {
+        await run.ready();
+        this.#options.onReady?.(this.#attempt);
+        for (const item of this.#unanswered) {
+          if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
+            item.sentTo = run;
+        }
+      } catch (error) {
+        beforeReady = true;
+        if (!this.#options.payload.warm || this.#stopped.signal.aborted) {
+          await run.result;
+          throw error;
+        }
+      }
+      const end = await run.result;
+      if (!this.#options.payload.warm || end.via !== 'synthetic' || this.#stopped.signal.aborted)
+        return end;
+      const decision = this.#governor.onFailure(this.#options.now(), { beforeReady });
+      if (!decision.restart)
+        return {
+          ...end,
+          outcome: {
+            ...end.outcome,
+            reason: `${end.outcome.reason ?? 'crashed'}; ${decision.reason}`,
+          },
+        };
+      this.#options.onRestart?.(
+        this.#attempt + 1,
+        decision.delayMs,
+        end.outcome.reason ?? 'crashed',
+      );
+      await delay(decision.delayMs, this.#stopped.signal);
+      if (this.#isStopped()) return end;
+    }
+  }
+
+  send(frame: ControlFrame): boolean {
+    const sent = this.#run?.send(frame) ?? false;
+    if (frame.type === 'inject')
+      this.#unanswered.push({ message: frame.message, sentTo: sent ? this.#run : undefined });
+    return sent;
+  }
+
+  /** Stops the node for good (no restart) through the kill ladder. */
+  stop(reason: string, options: { force?: boolean } = {}): Promise<LadderOutcome | undefined> {
+    this.#stopped.abort(reason);
+    return (
+      this.#run?.stop(reason, { status: 'cancelled', force: options.force === true }) ??
+      Promise.resolve(undefined)
+    );
+  }
+
+  #isStopped(): boolean {
+    return this.#stopped.signal.aborted;
+  }
+
+  #start(): ProcessRun {
+    const { payload, pool, handlers } = this.#options;
+    const pooled = payload.tls_ca === undefined ? pool?.take() : undefined;
+    this.#run = new ProcessRun(payload, {
+      command: this.#options.command,
+      ...(pooled === undefined ? {} : { process: pooled }),
+      env: this.#options.env,
+      ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+      timing: this.#options.timing,
+      now: this.#options.now,
+      handlers: {
+        ...handlers,
+        onFrame: (frame) => {
+          if (frame.type === 'turn') {
+            this.#turnsSeen += 1;
+            // The first turn answers the instruction; each later one answers the oldest inject.
+            if (this.#turnsSeen > 1) this.#unanswered.shift();
+            if (frame.outcome.status === 'completed') this.#governor.onSuccess();
+          }
+          handlers.onFrame?.(frame);
+        },
+      },
+    });
+    this.#turnsSeen = 0;
+    return this.#run;
+  }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
