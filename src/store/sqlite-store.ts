@@ -32,6 +32,10 @@ export const DEFAULT_DB_PATH = '.arbor/arbor.db';
 export class SqliteStore implements RunStore {
   readonly #db: Database.Database;
   readonly #statements: ReturnType<typeof prepare>;
+  /** Events waiting for the batch write at the end of this turn of the event loop. */
+  #pending: NewEvent[] = [];
+  #flushScheduled = false;
+  readonly #writeEvents: (events: NewEvent[]) => void;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -50,9 +54,21 @@ export class SqliteStore implements RunStore {
     this.#db.pragma('busy_timeout = 5000');
     migrate(this.#db, path);
     this.#statements = prepare(this.#db);
+    this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
+      for (const event of events) {
+        this.#statements.insertEvent.run({
+          run_id: event.runId,
+          node_id: event.nodeId ?? null,
+          ts: event.ts,
+          kind: event.kind,
+          data: JSON.stringify(event.data),
+        });
+      }
+    });
   }
 
   createRun(run: RunRecord): void {
+    this.flush();
     this.#statements.insertRun.run({
       id: run.id,
       instruction: run.instruction,
@@ -64,6 +80,7 @@ export class SqliteStore implements RunStore {
   }
 
   finishRun(runId: string, status: TerminalStatus, endedAt: number): void {
+    this.flush();
     this.#statements.finishRun.run({ id: runId, status, ended_at: endedAt });
   }
 
@@ -73,6 +90,7 @@ export class SqliteStore implements RunStore {
   }
 
   createNode(node: NodeRecord): void {
+    this.flush();
     this.#statements.insertNode.run({
       run_id: node.runId,
       id: node.id,
@@ -96,6 +114,7 @@ export class SqliteStore implements RunStore {
   }
 
   updateNode(runId: string, nodeId: string, patch: NodePatch): void {
+    this.flush();
     const columns: string[] = [];
     const values: Record<string, unknown> = { run_id: runId, id: nodeId };
     const set = (column: string, value: unknown): void => {
@@ -124,18 +143,30 @@ export class SqliteStore implements RunStore {
     return (this.#statements.listNodes.all(runId) as NodeRow[]).map(nodeFromRow);
   }
 
-  appendEvent(event: NewEvent): number {
-    const result = this.#statements.insertEvent.run({
-      run_id: event.runId,
-      node_id: event.nodeId ?? null,
-      ts: event.ts,
-      kind: event.kind,
-      data: JSON.stringify(event.data),
+  /**
+   * Events come in bursts (many children streaming at once). One transaction per event would
+   * spend most of the supervisor's time committing, so events are written together at the end of
+   * the current turn of the event loop, and before any other write.
+   */
+  appendEvent(event: NewEvent): void {
+    this.#pending.push(event);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.flush();
     });
-    return Number(result.lastInsertRowid);
+  }
+
+  flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pending.length === 0 || !this.#db.open) return;
+    const events = this.#pending;
+    this.#pending = [];
+    this.#writeEvents(events);
   }
 
   listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): EventRecord[] {
+    this.flush();
     const rows = this.#statements.listEvents.all(
       runId,
       options.afterSeq ?? 0,
@@ -145,6 +176,7 @@ export class SqliteStore implements RunStore {
   }
 
   addUsage(runId: string, nodeId: string, usage: Usage): void {
+    this.flush();
     this.#statements.addUsage.run({
       run_id: runId,
       id: nodeId,
@@ -155,6 +187,7 @@ export class SqliteStore implements RunStore {
   }
 
   close(): void {
+    this.flush();
     if (this.#db.open) this.#db.close();
   }
 }

@@ -75,8 +75,13 @@ export interface RunStore {
   updateNode(runId: string, nodeId: string, patch: NodePatch): void;
   getNode(runId: string, nodeId: string): NodeRecord | undefined;
   listNodes(runId: string): NodeRecord[];
-  /** Appends an event and returns its sequence number (monotonic per store). */
-  appendEvent(event: NewEvent): number;
+  /**
+   * Appends an event. Events may be written in batches (within the same turn of the event loop),
+   * but always before any later write of another kind, so the record keeps its order.
+   */
+  appendEvent(event: NewEvent): void;
+  /** Writes every batched event now. */
+  flush(): void;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): EventRecord[];
   /** Adds usage to a node's own total. */
   addUsage(runId: string, nodeId: string, usage: Usage): void;

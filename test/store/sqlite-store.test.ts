@@ -58,14 +58,14 @@ describe('SqliteStore', () => {
     store.updateNode('run_1', 'n0', { status: 'running', startedAt: 1100 });
     store.addUsage('run_1', 'n0', { input_tokens: 10, output_tokens: 3 });
     store.addUsage('run_1', 'n0', { input_tokens: 5, output_tokens: 2, cost_usd: 0.25 });
-    const first = store.appendEvent({
+    store.appendEvent({
       runId: 'run_1',
       nodeId: 'n0',
       ts: 1200,
       kind: 'loop.step',
       data: { step: 1 },
     });
-    const second = store.appendEvent({ runId: 'run_1', ts: 1300, kind: 'run.note', data: {} });
+    store.appendEvent({ runId: 'run_1', ts: 1300, kind: 'run.note', data: {} });
     store.updateNode('run_1', 'n0', {
       status: 'completed',
       endedAt: 1400,
@@ -98,15 +98,31 @@ describe('SqliteStore', () => {
       outcome: { result: 'hi' },
     });
     expect(reopened.listNodes('run_1').map((n) => n.path)).toEqual(['0', '0.1']);
-    expect(second).toBeGreaterThan(first);
-    expect(reopened.listEvents('run_1').map((e) => [e.seq, e.kind])).toEqual([
-      [first, 'loop.step'],
-      [second, 'run.note'],
+    const events = reopened.listEvents('run_1');
+    expect(events.map((e) => [e.kind, e.nodeId, e.data])).toEqual([
+      ['loop.step', 'n0', { step: 1 }],
+      ['run.note', undefined, {}],
     ]);
-    expect(reopened.listEvents('run_1', { afterSeq: first }).map((e) => e.kind)).toEqual([
+    expect(events[1]!.seq).toBeGreaterThan(events[0]!.seq);
+    expect(reopened.listEvents('run_1', { afterSeq: events[0]!.seq }).map((e) => e.kind)).toEqual([
       'run.note',
     ]);
     reopened.close();
+  });
+
+  it('writes batched events before any later write, so the record keeps its order', () => {
+    const path = tempDb();
+    const store = new SqliteStore(path);
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    store.appendEvent({ runId: 'run_1', ts: 2, kind: 'a', data: {} });
+    store.finishRun('run_1', 'completed', 3);
+    // The batch was written by the later write, not left for the end of the tick.
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare('SELECT kind FROM events').all()).toEqual([{ kind: 'a' }]);
+    raw.close();
+    store.appendEvent({ runId: 'run_1', ts: 4, kind: 'b', data: {} });
+    store.close();
+    expect(new SqliteStore(path).listEvents('run_1').map((e) => e.kind)).toEqual(['a', 'b']);
   });
 
   it('never holds a credential: the stored payload is the redacted one', () => {
