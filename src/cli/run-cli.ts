@@ -1,6 +1,7 @@
 import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { write, type CliIo } from './output.js';
+import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { usageError } from './usage-error.js';
 import { VERSION } from './version.js';
@@ -10,6 +11,8 @@ const HELP = `arbor ${VERSION} — bounded, isolated, observable delegation betw
 Usage: arbor <command> [options]
 
 Commands:
+  plan validate    check a plan file (TOML [[subtask]] tables) and report every problem
+  plan show        draw a plan or run-log: task tree and dependencies, with statuses
   protocol check   validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.
@@ -18,6 +21,7 @@ Run \`arbor <command> --help\` for a command's options.
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  plan: planCommand,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;
     if (sub === 'check') return protocolCheck(rest, io);
@@ -46,7 +50,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw usageError(`Unknown command \`${command}\`. Run \`arbor --help\`.`);
     return await run(args, io);
   } catch (error) {
-    if (isArborError(error, 'usage') || isArborError(error, 'config')) {
+    if (
+      isArborError(error, 'usage') ||
+      isArborError(error, 'config') ||
+      isArborError(error, 'plan_invalid')
+    ) {
       await write(io.stderr, `arbor: ${error.message}\n`);
       return EXIT.usage;
     }

@@ -1,0 +1,11 @@
+export {
+  inLane,
+  isInside,
+  meetPathScopes,
+  normalizePath,
+  pathScopeLeq,
+  permitsPath,
+  resolveInside,
+  type PathContext,
+  type PathResolution,
+} from './path-scope.js';
