@@ -25,11 +25,17 @@ export async function planShow(args: string[], io: CliIo): Promise<number> {
   const plan = await loadPlan(file, io);
   if (plan === undefined) return EXIT.usage;
   await write(io.stdout, renderPlan(plan));
-  const problems = validatePlan(plan).length;
-  if (problems > 0) {
+  const findings = validatePlan(plan);
+  if (findings.length > 0) {
+    // Outside pointers are fine in a slice of a larger plan: say how to check one.
+    const onlyOutside = findings.every(
+      (f) => f.code === 'unknown_dep' || f.code === 'unknown_parent',
+    );
+    const flag = onlyOutside ? '[--fragment] ' : '';
+    const n = findings.length;
     await write(
       io.stderr,
-      `${file}: ${problems} problem${problems === 1 ? '' : 's'}; run \`arbor plan validate ${file}\` for details\n`,
+      `${file}: ${n} problem${n === 1 ? '' : 's'}; run \`arbor plan validate ${flag}${file}\` for details\n`,
     );
   }
   return EXIT.ok;

@@ -17,7 +17,7 @@ export function stringifyPlan(plan: Plan): string {
   if (plan.goal !== undefined) document.goal = plan.goal;
   if (plan.aggregation !== 'concat') document.aggregation = plan.aggregation;
   if (plan.subtask.length > 0) document.subtask = plan.subtask.map(subtaskTable);
-  return stringify(document);
+  return Object.keys(document).length === 0 ? '' : stringify(document);
 }
 
 function subtaskTable(subtask: Subtask): Record<string, unknown> {
