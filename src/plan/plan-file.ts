@@ -79,6 +79,7 @@ export async function writePlanAtomic(
     signal?.throwIfAborted();
     await rename(temp, file);
   } catch (error) {
+    // Best effort: the write already failed, and that failure is the one worth reporting.
     await unlink(temp).catch(() => undefined);
     throw error;
   }
