@@ -1,6 +1,7 @@
 import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { write, type CliIo } from './output.js';
+import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { RUN_HELP, runCommand } from './run.js';
 import { usageError } from './usage-error.js';
@@ -12,6 +13,8 @@ Usage: arbor <command> [options]
 
 Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
+  plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
+  plan show          draw a plan or run-log: task tree and dependencies, with statuses
   protocol check     validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.
@@ -27,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
     }
     return runCommand(args, io, io.env);
   },
+  plan: planCommand,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;
     if (sub === 'check') return protocolCheck(rest, io);
@@ -55,7 +59,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw usageError(`Unknown command \`${command}\`. Run \`arbor --help\`.`);
     return await run(args, io);
   } catch (error) {
-    if (isArborError(error, 'usage') || isArborError(error, 'config')) {
+    if (
+      isArborError(error, 'usage') ||
+      isArborError(error, 'config') ||
+      isArborError(error, 'plan_invalid')
+    ) {
       await write(io.stderr, `arbor: ${error.message}\n`);
       return EXIT.usage;
     }

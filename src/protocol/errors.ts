@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   usage: 'user',
   /** A configuration file or value that cannot be used. */
   config: 'user',
+  /** A plan file that cannot be used: bad TOML, an unknown key, a field of the wrong shape. */
+  plan_invalid: 'user',
   /** A frame that broke protocol v1. */
   protocol_violation: 'system',
   /** A frame larger than the 16 MiB cap. */

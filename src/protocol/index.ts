@@ -25,6 +25,20 @@ export {
   type Scope,
 } from './caveats.js';
 export {
+  bottomCaveats,
+  caveatsEqual,
+  caveatsLeq,
+  countLeq,
+  countMeet,
+  meetCaveats,
+  permitsExec,
+  permitsNet,
+  scopeEquals,
+  scopeLeq,
+  scopeMeet,
+  topCaveats,
+} from './caveats-lattice.js';
+export {
   BudgetGrantFrameSchema,
   CancelFrameSchema,
   ControlFrameSchema,

@@ -7,3 +7,14 @@ export {
   type ToolOutput,
 } from './tool.js';
 export { ToolSet } from './tool-set.js';
+export {
+  inLane,
+  isInside,
+  meetPathScopes,
+  normalizePath,
+  pathScopeLeq,
+  permitsPath,
+  resolveInside,
+  type PathContext,
+  type PathResolution,
+} from './path-scope.js';

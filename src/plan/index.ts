@@ -1,0 +1,37 @@
+export { CaveatPolicySchema, policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
+export { cyclicComponents, functionalCycles, shortestCycleThrough } from './find-cycles.js';
+export { leafCaveats, type LeafAuthority } from './leaf-caveats.js';
+export { parsePlanToml, type ParsePlanOptions } from './parse-plan-toml.js';
+export { readPlanFile, runLogPath, writePlanAtomic } from './plan-file.js';
+export { branchIds, children, isBranch, leaves, roots, subtaskById } from './plan-tree.js';
+export {
+  AGGREGATIONS,
+  AggregationSchema,
+  PlanSchema,
+  type Aggregation,
+  type Plan,
+  type PlanInput,
+} from './plan.js';
+export { STATUS_MARKERS, renderPlan } from './render-plan.js';
+export { defaultRunGrant } from './run-grant.js';
+export { stringifyPlan } from './stringify-plan.js';
+export {
+  ArtifactRefSchema,
+  NODE_KINDS,
+  NodeKindSchema,
+  SUBTASK_STATUSES,
+  SubtaskSchema,
+  SubtaskStatusSchema,
+  type ArtifactRef,
+  type NodeKind,
+  type Subtask,
+  type SubtaskInput,
+  type SubtaskStatus,
+} from './subtask.js';
+export {
+  FINDING_CODES,
+  validatePlan,
+  type FindingCode,
+  type PlanFinding,
+  type ValidatePlanOptions,
+} from './validate-plan.js';

@@ -1,0 +1,48 @@
+import { meetCaveats, type Caveats } from '../protocol/index.js';
+import { meetPathScopes, type PathContext } from '../tools/index.js';
+import { policyToCaveats } from './caveat-policy.js';
+import type { Subtask } from './subtask.js';
+
+/** What a leaf runs under: its caveats and its write lane. */
+export interface LeafAuthority {
+  /** `parent ⊓ policy`: never more than the parent grants, nothing the policy leaves out. */
+  caveats: Caveats;
+  /**
+   * The leaf's `context`: the files and directories it may write, on top of `caveats.fs_write`.
+   * Empty means unfenced.
+   */
+  writeLane: string[];
+}
+
+/**
+ * The authority a leaf is dispatched with: the parent's grant met with the subtask's policy
+ * (default-deny), plus the subtask's write lane.
+ *
+ * `exec`, `net` and `max_calls` meet exactly as in the lattice. `fs_read` and `fs_write` meet as
+ * path prefixes, because the two sides speak differently: a run grants absolute directories
+ * (`/work/repo`) and a policy names paths relative to the working directory (`src/`); the exact
+ * meet of those would be empty. The path meet keeps exactly the paths both sides allow, so it
+ * never amplifies either (`test/plan/leaf-caveats.test.ts` checks this as a property).
+ *
+ * The lane composes by meet only, and is applied by the built-in file tools rather than folded
+ * into `fs_write`: a write to `p` is allowed when `p` is inside the worktree (`resolveInside`),
+ * `permitsPath(caveats.fs_write, p)` holds, and `inLane(writeLane, p relative to the worktree)`
+ * holds — worktree ∩ fs_write ∩ lane. An empty or degenerate lane fences nothing, so a lane can
+ * only ever take authority away.
+ */
+export function leafCaveats(
+  parentGrant: Caveats,
+  subtask: Pick<Subtask, 'caveat_policy' | 'context'>,
+  context: PathContext,
+): LeafAuthority {
+  const policy = policyToCaveats(subtask.caveat_policy);
+  const exact = meetCaveats(parentGrant, policy);
+  return {
+    caveats: {
+      ...exact,
+      fs_read: meetPathScopes(parentGrant.fs_read, policy.fs_read, context),
+      fs_write: meetPathScopes(parentGrant.fs_write, policy.fs_write, context),
+    },
+    writeLane: [...subtask.context],
+  };
+}
