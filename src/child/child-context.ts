@@ -32,7 +32,12 @@ export function channelHooks(
     onUsage: (usage) => {
       writer.send({ type: 'usage', ...usage });
     },
-    waitWhileHeld: (signal) => channel.hold.wait(signal),
+    waitWhileHeld: async (signal) => {
+      if (!channel.hold.paused || signal.aborted) return;
+      writer.send({ type: 'event', event: 'loop.paused', fields: {} });
+      await channel.hold.wait(signal);
+      writer.send({ type: 'event', event: 'loop.resumed', fields: { cancelled: signal.aborted } });
+    },
   };
   if (options.admission) hooks.admit = admitOverChannel(channel, writer);
   return hooks;

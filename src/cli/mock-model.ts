@@ -1,4 +1,4 @@
-import { loadPlaybookFile, startFakeLlm } from '../testing/fake-llm/index.js';
+import { loadPlaybook, startFakeLlm } from '../testing/fake-llm/index.js';
 import type { IntelConfig } from '../protocol/index.js';
 
 /**
@@ -8,7 +8,7 @@ import type { IntelConfig } from '../protocol/index.js';
 export async function startMockModel(
   playbookPath: string,
 ): Promise<{ intelligence: IntelConfig; label: string; close(): Promise<void> }> {
-  const playbook = loadPlaybookFile(playbookPath);
+  const playbook = await loadPlaybook(playbookPath);
   const server = await startFakeLlm({ playbook });
   return {
     intelligence: {

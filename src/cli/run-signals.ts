@@ -32,8 +32,7 @@ export function installRunSignals(
   const onReload = (): void => {
     try {
       const intelligence = options.reload();
-      if (intelligence !== undefined)
-        supervisor.broadcast({ type: 'swap_intel', intelligence, policy: options.swapPolicy });
+      if (intelligence !== undefined) supervisor.swapIntel(intelligence, options.swapPolicy);
     } catch {
       // A bad config on reload keeps the running intelligence: the children are not touched.
     }

@@ -18,8 +18,8 @@ export interface NodeRunnerOptions {
   now: () => number;
   /** A restart is about to happen (attempt number, delay, why). */
   onRestart?(attempt: number, delayMs: number, reason: string): void;
-  /** The child said `ready` (on every attempt). */
-  onReady?(attempt: number): void;
+  /** The child said `ready` (on every attempt), with its process id. */
+  onReady?(attempt: number, pid: number | undefined): void;
 }
 
 /**
@@ -58,7 +58,7 @@ export class NodeRunner {
       let beforeReady = false;
       try {
         await run.ready();
-        this.#options.onReady?.(this.#attempt);
+        this.#options.onReady?.(this.#attempt, run.pid);
         for (const item of this.#unanswered) {
           if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
             item.sentTo = run;

@@ -2,6 +2,8 @@ import {
   redactPayload,
   type AgentFrame,
   type ControlFrame,
+  type IntelConfig,
+  type SwapPolicy,
   type Outcome,
   type SpawnPayload,
   type Usage,
@@ -79,6 +81,15 @@ export class Supervisor {
     return sent;
   }
 
+  /** Hot-swaps the intelligence of every live node at its next turn boundary. */
+  swapIntel(intelligence: IntelConfig, policy: SwapPolicy): void {
+    for (const node of this.tree.nodes()) {
+      if (this.send(node.id, { type: 'swap_intel', intelligence, policy })) {
+        this.#record(node, 'intel.swap', { policy, endpoints: intelligence.endpoints.length });
+      }
+    }
+  }
+
   /** Stops every live child, deepest first; `force` goes straight to SIGKILL. */
   async stopAll(reason: string, options: { force?: boolean } = {}): Promise<void> {
     const live = this.tree
@@ -152,7 +163,8 @@ export class Supervisor {
           this.#record(node, 'child.teardown', { reason });
         },
       },
-      onReady: (attempt) => {
+      onReady: (attempt, pid) => {
+        this.#record(node, 'child.ready', { attempt, pid });
         store.updateNode(runId, node.id, {
           status: 'running',
           startedAt: this.#now(),

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { childCommand, ChildPool, DEFAULT_TIMING, ProcessRun } from '../src/supervisor/index.js';
+import { SpawnPayloadSchema } from '../src/protocol/index.js';
+import { median, percentile, type BenchResult } from './stats.js';
+
+/**
+ * Spawn → `ready` latency of a real child process, started cold and taken from a pool of idle
+ * children; and the resident memory of an idle child.
+ */
+const RUNS = 30;
+const POOL = 4;
+const IDLE = 10;
+
+const payload = SpawnPayloadSchema.parse({
+  instruction: 'Benchmark: say nothing.',
+  intelligence: { endpoints: [{ url: 'http://127.0.0.1:9/v1' }], model: 'none' },
+  telemetry: { run_id: 'bench', node_id: 'n0', node_path: '0' },
+});
+const env = { PATH: process.env.PATH ?? '' };
+const handlers = {
+  onToolRequest: () => Promise.resolve({ result: null, is_error: true }),
+  onBudgetRequest: () => Promise.resolve({ ok: false, reason: 'benchmark' }),
+};
+
+async function timeToReady(pool?: ChildPool): Promise<number> {
+  const started = process.hrtime.bigint();
+  const taken = pool?.take();
+  if (pool !== undefined && taken === undefined) throw new Error('the pool had no idle child');
+  const run = new ProcessRun(payload, { command: childCommand({}), ...(taken === undefined ? {} : { process: taken }), env, timing: DEFAULT_TIMING, handlers });
+  await run.ready();
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  await run.stop('benchmark done', { force: true });
+  await run.result;
+  return ms;
+}
+
+function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
+}
+
+export async function benchSpawn(): Promise<BenchResult> {
+  const cold: number[] = [];
+  for (let i = 0; i < RUNS; i++) cold.push(await timeToReady());
+
+  const pool = new ChildPool({ command: childCommand({}), env, size: POOL });
+  const pooled: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await pool.whenFull();
+    pooled.push(await timeToReady(pool));
+  }
+  pool.close();
+
+  const idle = new ChildPool({ command: childCommand({}), env, size: IDLE });
+  await idle.whenFull();
+  const children = Array.from({ length: IDLE }, () => idle.take());
+  const rss = children.map((child) => (child?.pid === undefined ? Number.NaN : rssKiB(child.pid)));
+  for (const child of children) child?.signalGroup('SIGKILL');
+  idle.close();
+
+  return {
+    name: 'spawn',
+    metrics: {
+      runs: RUNS,
+      'cold spawn→ready p50 ms': Number(median(cold).toFixed(1)),
+      'cold spawn→ready p95 ms': Number(percentile(cold, 95).toFixed(1)),
+      'pooled spawn→ready p50 ms': Number(median(pooled).toFixed(2)),
+      'pooled spawn→ready p95 ms': Number(percentile(pooled, 95).toFixed(2)),
+      'idle child RSS MiB (mean of 10)': Number((rss.reduce((a, b) => a + b, 0) / rss.length / 1024).toFixed(1)),
+    },
+  };
+}
