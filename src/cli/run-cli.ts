@@ -1,5 +1,6 @@
 import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
+import { mockLlm } from './mock-llm.js';
 import { write, type CliIo } from './output.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { usageError } from './usage-error.js';
@@ -10,6 +11,7 @@ const HELP = `arbor ${VERSION} — bounded, isolated, observable delegation betw
 Usage: arbor <command> [options]
 
 Commands:
+  mock-llm         scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check   validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.
@@ -18,6 +20,7 @@ Run \`arbor <command> --help\` for a command's options.
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  'mock-llm': mockLlm,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;
     if (sub === 'check') return protocolCheck(rest, io);
