@@ -37,7 +37,7 @@ export function anthropicInputTokens(usage: AnthropicUsage): number {
 
 /** Reads an unstreamed message: text blocks joined, `tool_use` blocks as tool calls. */
 export function decodeAnthropicResponse(body: unknown, names: ToolNames): DecodedResponse {
-  const parsed = AnthropicResponseSchema.safeParse(body);
+  const parsed = AnthropicResponseSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) throw notTheShape(ANTHROPIC_RESPONSE_NAME, parsed.error);
   const { content, usage, model, stop_reason } = parsed.data;
   let text = '';

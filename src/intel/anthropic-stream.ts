@@ -49,7 +49,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       throw new AttemptFailure('bad_response', `a stream event is ${decoded.reason}`);
     const type = (decoded.value as { type?: unknown } | null)?.type;
     if (typeof type === 'string' && !KNOWN_EVENTS.has(type)) return [];
-    const parsed = AnthropicStreamEventSchema.safeParse(decoded.value);
+    const parsed = AnthropicStreamEventSchema.safeParse(decoded.value, { reportInput: true });
     if (!parsed.success) throw notTheShape('an Anthropic stream event', parsed.error);
     const data = parsed.data;
     switch (data.type) {

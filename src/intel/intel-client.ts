@@ -23,6 +23,7 @@ import { fetchAnswer, openAnswerStream } from './model-attempts.js';
 import type { PoolEndpoint } from './pool-endpoint.js';
 import { prepareCall, toModelResponse } from './prepare-call.js';
 import { readStream } from './read-stream.js';
+import { configSecrets, scrubSecrets } from './scrub.js';
 import { ToolNames } from './wire-names.js';
 
 /**
@@ -49,9 +50,11 @@ export interface IntelClient extends ModelClient {
 }
 
 function parseConfig(config: IntelConfig, what: string): IntelConfig {
-  const parsed = IntelConfigSchema.safeParse(config);
+  const parsed = IntelConfigSchema.safeParse(config, { reportInput: true });
   if (parsed.success) return parsed.data;
-  throw new ArborError('config', `${what}: ${formatIssues(parsed.error.issues)}`);
+  // The issues quote what they reject (up to 40 characters): a key pasted into a URL, say.
+  const issues = scrubSecrets(formatIssues(parsed.error.issues), configSecrets(config));
+  throw new ArborError('config', `${what}: ${issues}`);
 }
 
 class ModelClientImpl implements IntelClient {

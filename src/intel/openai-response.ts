@@ -21,7 +21,7 @@ export function openAiFinishReason(reason: string | null | undefined): FinishRea
 
 /** Reads an unstreamed chat completion. Only the first choice counts: arbor never asks for more. */
 export function decodeOpenAiResponse(body: unknown, names: ToolNames): DecodedResponse {
-  const parsed = OpenAiResponseSchema.safeParse(body);
+  const parsed = OpenAiResponseSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) throw notTheShape(OPENAI_RESPONSE_NAME, parsed.error);
   const { choices, usage, model } = parsed.data;
   const choice = choices[0];

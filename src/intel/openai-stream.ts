@@ -46,7 +46,7 @@ export class OpenAiStreamDecoder implements StreamDecoder {
     const decoded = decodeJson(event.data);
     if (!decoded.ok)
       throw new AttemptFailure('bad_response', `a stream event is ${decoded.reason}`);
-    const parsed = OpenAiChunkSchema.safeParse(decoded.value);
+    const parsed = OpenAiChunkSchema.safeParse(decoded.value, { reportInput: true });
     if (!parsed.success) throw notTheShape('an OpenAI chat completion chunk', parsed.error);
     const chunk = parsed.data;
     if (chunk.error !== undefined) {

@@ -19,4 +19,5 @@ export {
   type RecordedRequest,
   type Script,
   type Step,
+  type StepInput,
 } from './fake-llm/index.js';

@@ -12,6 +12,7 @@ export {
   type PlaybookInput,
   type Script,
   type Step,
+  type StepInput,
 } from './playbook.js';
 export { RecordedRequestSchema, type RecordedRequest } from './recorded-request.js';
 export { startFakeLlm, type FakeLlm, type FakeLlmOptions } from './start-fake-llm.js';

@@ -30,7 +30,7 @@ function invalid(error: z.ZodError): Inspection {
 }
 
 function inspectOpenAi(body: unknown): Inspection {
-  const parsed = OpenAiRequestSchema.safeParse(body);
+  const parsed = OpenAiRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) return invalid(parsed.error);
   const { model, messages, stream, stream_options } = parsed.data;
   const texts: string[] = [];
@@ -53,7 +53,7 @@ function inspectOpenAi(body: unknown): Inspection {
 }
 
 function inspectAnthropic(body: unknown): Inspection {
-  const parsed = AnthropicRequestSchema.safeParse(body);
+  const parsed = AnthropicRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) return invalid(parsed.error);
   const { model, system, messages, stream } = parsed.data;
   const texts = system === undefined ? [] : [partsText(system)];

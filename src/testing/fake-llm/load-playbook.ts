@@ -7,7 +7,7 @@ import { PlaybookSchema, type Playbook } from './playbook.js';
  * "Playbook `demo.json`: `scripts[0].steps[1].fault`: expected either `status` …".
  */
 export function parsePlaybook(value: unknown, source = 'playbook'): Playbook {
-  const parsed = PlaybookSchema.safeParse(value);
+  const parsed = PlaybookSchema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw new ArborError('config', `Playbook \`${source}\`: ${formatIssues(parsed.error.issues)}`, {
     details: { source },

@@ -67,6 +67,8 @@ export const StepSchema = z
     error: 'use `fault` (every request) or `faults` (one per request, in order), not both',
   });
 export type Step = z.infer<typeof StepSchema>;
+/** A step as written in a playbook. */
+export type StepInput = z.input<typeof StepSchema>;
 
 export const MatchSchema = z.strictObject({
   /** A substring of the system prompt or of any system or user message's text. */
