@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
+import { benchIntel } from './intel.js';
 import type { BenchResult } from './stats.js';
 
 /**
@@ -9,6 +10,7 @@ import type { BenchResult } from './stats.js';
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
+  intel: benchIntel,
 };
 
 const args = process.argv.slice(2);

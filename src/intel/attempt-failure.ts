@@ -105,7 +105,7 @@ function causeCode(error: unknown): string | undefined {
 /**
  * Classifies what `fetch` (or reading its body) threw. The raw error is never passed on: undici's
  * messages carry the host and port, and a header error quotes the header value — a credential.
- * Errors that are not fetch's (a bug in arbor) are returned unchanged for the caller to rethrow.
+ * Errors that are not fetch's (a bug in arbor) give `undefined`, for the caller to rethrow.
  */
 export function classifyFetchError(error: unknown): AttemptFailure | undefined {
   if (error instanceof AttemptFailure) return error;
@@ -118,8 +118,14 @@ export function classifyFetchError(error: unknown): AttemptFailure | undefined {
     return new AttemptFailure('connection', `connection failed (${code ?? 'closed'})`);
   }
   // Headers and URL are checked before anything is sent: a value with a newline, say.
-  return new AttemptFailure(
-    'bad_request',
-    'the request could not be sent: a header value or the URL is not valid HTTP',
-  );
+  if (INVALID_REQUEST.test(error.message)) {
+    return new AttemptFailure(
+      'bad_request',
+      'the request could not be sent: a header or the URL is not valid HTTP',
+    );
+  }
+  return undefined;
 }
+
+/** What undici says when it refuses to send a request (the messages quote the bad value). */
+const INVALID_REQUEST = /invalid header|Failed to parse URL|is not a valid|ByteString/i;
