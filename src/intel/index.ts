@@ -29,12 +29,8 @@ export { Breaker, type BreakerTicket } from './breaker.js';
 export { sleep, systemClock, type Clock } from './clock.js';
 export { priceUsage } from './cost.js';
 export { resolveCredentials } from './credentials.js';
-export {
-  createModelClient,
-  type ClientMode,
-  type IntelClient,
-  type ModelClientOptions,
-} from './intel-client.js';
+export { type ClientMode, type ModelClientOptions } from './client-options.js';
+export { createModelClient, type IntelClient } from './intel-client.js';
 export type { EndpointMiss } from './intel-errors.js';
 export type {
   BreakerState,

@@ -7,6 +7,7 @@ import {
 } from '../protocol/index.js';
 import { AllDownLatch } from './all-down-latch.js';
 import { ALL_DOWN_CURVE, backoffDelay, type BackoffCurve, type Random } from './backoff.js';
+import { checkOptions, type ClientMode, type ModelClientOptions } from './client-options.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import { EndpointPool, type Attempt } from './endpoint-pool.js';
 import { cancelledError } from './intel-errors.js';
@@ -25,22 +26,6 @@ import { prepareCall, toModelResponse } from './prepare-call.js';
 import { readStream } from './read-stream.js';
 import { configSecrets, scrubSecrets } from './scrub.js';
 import { ToolNames } from './wire-names.js';
-
-/**
- * What a caller does when every endpoint is down: a one-shot run fails with `intel_unavailable`
- * (exit 4); a long-lived one (a warm session, a daemon) waits with backoff and tries again.
- */
-export type ClientMode = 'one-shot' | 'long-lived';
-
-export interface ModelClientOptions {
-  mode?: ClientMode;
-  clock?: Clock;
-  random?: Random;
-  /** A `Retry-After` longer than this fails over instead of waiting. Default 30 s. */
-  maxRetryWaitMs?: number;
-  /** The long-lived wait between sweeps while all is down. Default 1 s doubling to 30 s. */
-  allDownBackoff?: BackoffCurve;
-}
 
 /** The model client, plus what its owner needs: its mode, and a way to stop every call. */
 export interface IntelClient extends ModelClient {
@@ -69,6 +54,7 @@ class ModelClientImpl implements IntelClient {
   #isClosed = false;
 
   constructor(config: IntelConfig, options: ModelClientOptions) {
+    checkOptions(options);
     this.mode = options.mode ?? 'one-shot';
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;

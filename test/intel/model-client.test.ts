@@ -208,3 +208,27 @@ describe('model client', () => {
     expect(server.requests[0]?.body).toMatchObject({ temperature: 0.9, max_tokens: 100 });
   });
 });
+
+describe('client options', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'an unknown mode',
+      { mode: 'daemon' },
+      'Expected `mode` to be `one-shot` or `long-lived`, got `daemon`.',
+    ],
+    [
+      'a negative retry wait',
+      { maxRetryWaitMs: -1 },
+      'Expected `maxRetryWaitMs` to be a number of milliseconds >= 0, got -1.',
+    ],
+    [
+      'an inverted backoff',
+      { allDownBackoff: { baseMs: 5_000, maxMs: 1_000 } },
+      'Expected `allDownBackoff` to have 0 < baseMs <= maxMs, got 5000 ms and 1000 ms.',
+    ],
+  ])('refuses %s with a config error', (_name, options, message) => {
+    expect(() => createModelClient(intelConfig(['http://127.0.0.1:9/v1']), options)).toThrow(
+      message,
+    );
+  });
+});
