@@ -9,7 +9,17 @@ const NO_JSON_PARSE = {
   message: 'Parse at the edge: JSON.parse belongs in the edge modules listed in eslint.config.js.',
 };
 /** Modules that take input from outside the process and parse it. */
-const EDGE_MODULES = ['src/protocol/decode.ts', 'src/protocol/narrow.ts', 'src/store/rows.ts'];
+const EDGE_MODULES = [
+  'src/protocol/decode.ts',
+  'src/protocol/narrow.ts',
+  // Bodies and stream events from LLM endpoints.
+  'src/intel/decode-json.ts',
+  // The fake LLM server's request bodies and playbook files.
+  'src/testing/fake-llm/read-json-body.ts',
+  'src/testing/fake-llm/load-playbook.ts',
+  // Rows read back from the SQLite store.
+  'src/store/rows.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/'] },

@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
+import { benchIntel } from './intel.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
 import type { BenchResult } from './stats.js';
@@ -11,6 +12,7 @@ import type { BenchResult } from './stats.js';
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
+  intel: benchIntel,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,
 };

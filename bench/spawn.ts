@@ -26,7 +26,13 @@ async function timeToReady(pool?: ChildPool): Promise<number> {
   const started = process.hrtime.bigint();
   const taken = pool?.take();
   if (pool !== undefined && taken === undefined) throw new Error('the pool had no idle child');
-  const run = new ProcessRun(payload, { command: childCommand({}), ...(taken === undefined ? {} : { process: taken }), env, timing: DEFAULT_TIMING, handlers });
+  const run = new ProcessRun(payload, {
+    command: childCommand({}),
+    ...(taken === undefined ? {} : { process: taken }),
+    env,
+    timing: DEFAULT_TIMING,
+    handlers,
+  });
   await run.ready();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   await run.stop('benchmark done', { force: true });
@@ -66,7 +72,9 @@ export async function benchSpawn(): Promise<BenchResult> {
       'cold spawn→ready p95 ms': Number(percentile(cold, 95).toFixed(1)),
       'pooled spawn→ready p50 ms': Number(median(pooled).toFixed(2)),
       'pooled spawn→ready p95 ms': Number(percentile(pooled, 95).toFixed(2)),
-      'idle child RSS MiB (mean of 10)': Number((rss.reduce((a, b) => a + b, 0) / rss.length / 1024).toFixed(1)),
+      'idle child RSS MiB (mean of 10)': Number(
+        (rss.reduce((a, b) => a + b, 0) / rss.length / 1024).toFixed(1),
+      ),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
+import { mockLlm } from './mock-llm.js';
 import { write, type CliIo } from './output.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
@@ -15,6 +16,7 @@ Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
+  mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.
@@ -31,6 +33,7 @@ const COMMANDS: Record<string, Command> = {
     return runCommand(args, io, io.env);
   },
   plan: planCommand,
+  'mock-llm': mockLlm,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;
     if (sub === 'check') return protocolCheck(rest, io);

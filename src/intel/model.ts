@@ -35,15 +35,27 @@ export interface ModelRequest {
 /** Why the model stopped. */
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 
+/**
+ * A tool call as the model made it. When the model's arguments were not a JSON object, `args` is
+ * `{}` and `argsError` says what was wrong, so the loop can answer the call with an error the
+ * model can read instead of running the tool on arguments it never gave.
+ */
+export type ModelToolCall = ToolCall & { argsError?: string };
+
 /** The model's answer to one call. */
 export interface ModelResponse {
   /** The answer text; empty when the model only called tools. */
   text: string;
   /** Tool calls, with arbor tool names (the wire names mapped back) and parsed arguments. */
-  toolCalls: ToolCall[];
+  toolCalls: ModelToolCall[];
   finishReason: FinishReason;
   /** Tokens of this call, and its cost when the model has a price. */
   usage: Usage;
+  /**
+   * True when the endpoint reported no usage and the token counts are estimated (about four
+   * characters a token), so budgets still see the call.
+   */
+  usageEstimated?: boolean;
   /** The model that answered, as the server reported it. */
   model: string;
   /** Which endpoint of the list answered (0-based). */
@@ -78,6 +90,10 @@ export interface EndpointHealth {
   lastErrorAt: number | undefined;
   /** Class of the last failure (`timeout`, `connection`, `status_503`, `auth`, …). */
   lastErrorKind: string | undefined;
+  /** When the breaker last opened, while it is open or half-open. */
+  openedAt?: number | undefined;
+  /** The cooldown before the next probe while open (it doubles on each re-open), in milliseconds. */
+  cooldownMs?: number;
 }
 
 /**

@@ -20,13 +20,25 @@ describe('a real child process against the fake LLM', () => {
     const server = await fakeLlm(steps({ text: 'slow answer', delay_ms: 2_000 }));
     const frames: AgentFrame[] = [];
     const payload = testPayload({ intelligence: { endpoints: [{ url: server.url }], model: 'm' } });
-    const run = new ProcessRun(payload, { command: childCommand({}), env: { PATH: process.env.PATH }, timing: FAST_TIMING, handlers: handlers(frames) });
+    const run = new ProcessRun(payload, {
+      command: childCommand({}),
+      env: { PATH: process.env.PATH },
+      timing: FAST_TIMING,
+      handlers: handlers(frames),
+    });
     await run.ready();
     await server.waitForRequests(1);
     const pongsBefore = frames.filter((f) => f.type === 'pong').length;
     const end = await run.result;
-    const callFrames = frames.slice(frames.findIndex((f) => f.type === 'event' && f.event === 'loop.step'));
-    const pongsDuringCall = callFrames.slice(0, callFrames.findIndex((f) => f.type === 'usage')).filter((f) => f.type === 'pong').length;
+    const callFrames = frames.slice(
+      frames.findIndex((f) => f.type === 'event' && f.event === 'loop.step'),
+    );
+    const pongsDuringCall = callFrames
+      .slice(
+        0,
+        callFrames.findIndex((f) => f.type === 'usage'),
+      )
+      .filter((f) => f.type === 'pong').length;
     // Pings go out every 200 ms; a child blocked by its model call would answer none.
     expect(pongsDuringCall).toBeGreaterThanOrEqual(5);
     expect(pongsBefore).toBeGreaterThanOrEqual(0);
@@ -34,7 +46,9 @@ describe('a real child process against the fake LLM', () => {
   });
 
   it('runs a turn worker over the slice it is handed and ends with turn_done', async () => {
-    const server = await fakeLlm(steps({ tool_calls: [{ name: 'sleep', args: { ms: 5 } }] }, { text: 'The time is 14:00.' }));
+    const server = await fakeLlm(
+      steps({ tool_calls: [{ name: 'sleep', args: { ms: 5 } }] }, { text: 'The time is 14:00.' }),
+    );
     const frames: AgentFrame[] = [];
     const tools: string[] = [];
     const payload = testPayload({
@@ -53,10 +67,21 @@ describe('a real child process against the fake LLM', () => {
         internal: ['sleep'],
       },
     });
-    const run = new ProcessRun(payload, { command: childCommand({}), env: { PATH: process.env.PATH }, timing: FAST_TIMING, handlers: handlers(frames, tools) });
+    const run = new ProcessRun(payload, {
+      command: childCommand({}),
+      env: { PATH: process.env.PATH },
+      timing: FAST_TIMING,
+      handlers: handlers(frames, tools),
+    });
     const end = await run.result;
     expect(end.via).toBe('turn_done');
-    expect(end.turn).toMatchObject({ turn_id: 't-1', status: 'completed', text: 'The time is 14:00.', rounds: 2, tool_calls: 1 });
+    expect(end.turn).toMatchObject({
+      turn_id: 't-1',
+      status: 'completed',
+      text: 'The time is 14:00.',
+      rounds: 2,
+      tool_calls: 1,
+    });
     expect(end.turn?.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
     expect(tools).toEqual(['sleep']);
     // The model saw the slice it was handed, with the system prompt it was given.

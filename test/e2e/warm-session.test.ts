@@ -18,23 +18,42 @@ const byMessage = {
 describe('arbor run --warm', () => {
   it('answers three injected messages on the same transcript, one line each', async () => {
     const server = await fakeLlm(byMessage);
-    const arbor = new ArborProcess(['run', '--warm', '--intel', server.url, '--model', 'm', 'Start.'], { env: { ARBOR_DB: tempDb() } });
+    const arbor = new ArborProcess(
+      ['run', '--warm', '--intel', server.url, '--model', 'm', 'Start.'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
     expect(await arbor.waitForStdoutLines(1)).toEqual(['answer 0']);
     arbor.writeLine('first message');
     arbor.writeLine('second message');
     arbor.writeLine('third message');
-    expect(await arbor.waitForStdoutLines(4)).toEqual(['answer 0', 'answer 1', 'answer 2', 'answer 3']);
+    expect(await arbor.waitForStdoutLines(4)).toEqual([
+      'answer 0',
+      'answer 1',
+      'answer 2',
+      'answer 3',
+    ]);
     arbor.endInput();
     expect((await arbor.exited).code).toBe(0);
     // One transcript: the last request carries every earlier message and answer.
     const last = JSON.stringify(server.requests.at(-1)?.body);
-    for (const text of ['Start.', 'first message', 'answer 1', 'second message', 'answer 2', 'third message']) expect(last).toContain(text);
+    for (const text of [
+      'Start.',
+      'first message',
+      'answer 1',
+      'second message',
+      'answer 2',
+      'third message',
+    ])
+      expect(last).toContain(text);
     expect(server.requests).toHaveLength(4);
   });
 
   it('ends stalled when it gives the same answer three turns running', async () => {
     const server = await fakeLlm(steps({ text: 'I cannot help with that.' }));
-    const arbor = new ArborProcess(['run', '--warm', '--intel', server.url, '--model', 'm', 'Start.'], { env: { ARBOR_DB: tempDb() } });
+    const arbor = new ArborProcess(
+      ['run', '--warm', '--intel', server.url, '--model', 'm', 'Start.'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
     await arbor.waitForStdoutLines(1);
     arbor.writeLine('please');
     arbor.writeLine('pretty please');
@@ -44,8 +63,15 @@ describe('arbor run --warm', () => {
   });
 
   it('pauses at the next step on SIGUSR1 and goes on after SIGUSR2', async () => {
-    const server = await fakeLlm(steps({ tool_calls: [{ name: 'sleep', args: { ms: 300 } }] }, { text: 'done after the pause' }));
-    const arbor = new ArborProcess(['run', '--intel', server.url, '--model', 'm', 'x'], { env: { ARBOR_DB: tempDb() } });
+    const server = await fakeLlm(
+      steps(
+        { tool_calls: [{ name: 'sleep', args: { ms: 300 } }] },
+        { text: 'done after the pause' },
+      ),
+    );
+    const arbor = new ArborProcess(['run', '--intel', server.url, '--model', 'm', 'x'], {
+      env: { ARBOR_DB: tempDb() },
+    });
     await server.waitForRequests(1);
     arbor.signal('SIGUSR1');
     await arbor.waitForEvent('loop.paused');
@@ -65,13 +91,18 @@ describe('arbor run --warm', () => {
       writeFileSync(config, `[intelligence]\nmodel = "m"\nendpoints = ["${url}"]\n`);
     };
     write(first.url);
-    const arbor = new ArborProcess(['run', '--warm', '--config', config, 'Start.'], { env: { ARBOR_DB: tempDb() } });
+    const arbor = new ArborProcess(['run', '--warm', '--config', config, 'Start.'], {
+      env: { ARBOR_DB: tempDb() },
+    });
     expect(await arbor.waitForStdoutLines(1)).toEqual(['from the first server']);
     write(second.url);
     arbor.signal('SIGHUP');
     await arbor.waitForEvent('intel.swap');
     arbor.writeLine('again');
-    expect(await arbor.waitForStdoutLines(2)).toEqual(['from the first server', 'from the second server']);
+    expect(await arbor.waitForStdoutLines(2)).toEqual([
+      'from the first server',
+      'from the second server',
+    ]);
     await arbor.waitForEvent('intel.swapped');
     arbor.endInput();
     expect((await arbor.exited).code).toBe(0);

@@ -74,7 +74,10 @@ export class ArborProcess {
   }
 
   /** Resolves with the first event that matches, waiting for it to arrive. */
-  async waitForEvent(event: string, match: (line: EventLine) => boolean = () => true): Promise<EventLine> {
+  async waitForEvent(
+    event: string,
+    match: (line: EventLine) => boolean = () => true,
+  ): Promise<EventLine> {
     for (;;) {
       const found = this.events.find((line) => line.event === event && match(line));
       if (found !== undefined) return found;
@@ -90,7 +93,8 @@ export class ArborProcess {
     for (;;) {
       const complete = this.stdout.split('\n').slice(0, -1);
       if (complete.length >= lines) return complete;
-      if (this.child.exitCode !== null) throw new Error(`arbor exited with ${complete.length} lines; stderr:\n${this.stderr}`);
+      if (this.child.exitCode !== null)
+        throw new Error(`arbor exited with ${complete.length} lines; stderr:\n${this.stderr}`);
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
   }

@@ -1,5 +1,9 @@
 import { afterEach } from 'vitest';
-import { startFakeLlm, type FakeLlm, type PlaybookInput } from '../../src/testing/fake-llm/index.js';
+import {
+  startFakeLlm,
+  type FakeLlm,
+  type PlaybookInput,
+} from '../../src/testing/fake-llm/index.js';
 
 const servers: FakeLlm[] = [];
 
@@ -16,5 +20,5 @@ export async function fakeLlm(playbook: PlaybookInput): Promise<FakeLlm> {
 
 /** A playbook whose single script answers with the given steps. */
 export function steps(...list: Record<string, unknown>[]): PlaybookInput {
-  return { scripts: [{ steps: list }] } as PlaybookInput;
+  return { scripts: [{ steps: list }] };
 }

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+
+/**
+ * The Anthropic messages wire shapes arbor reads and writes (`POST /messages`, API version
+ * 2023-06-01). Used by the client to build requests and validate responses, and by the fake LLM
+ * server to validate requests. Objects are loose: fields arbor does not read are tolerated.
+ */
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+const TextBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ToolUseBlockSchema = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+});
+const ToolResultBlockSchema = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string().min(1),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
+  is_error: z.boolean().optional(),
+});
+export type AnthropicTextBlock = z.infer<typeof TextBlockSchema>;
+export type AnthropicToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
+
+const KNOWN_BLOCKS = ['text', 'tool_use', 'tool_result'];
+/**
+ * Blocks arbor does not produce or read (images, documents, thinking): passed over. A block whose
+ * type is known never matches this one, so a block of type `text` is a valid text block.
+ */
+const OtherBlockSchema = z.looseObject({
+  type: z.string().refine((type) => !KNOWN_BLOCKS.includes(type), 'unexpected block shape'),
+});
+
+export const AnthropicBlockSchema = z.union([
+  TextBlockSchema,
+  ToolUseBlockSchema,
+  ToolResultBlockSchema,
+  OtherBlockSchema,
+]);
+export type AnthropicBlock = z.input<typeof AnthropicBlockSchema>;
+
+export const AnthropicMessageSchema = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(AnthropicBlockSchema)]),
+});
+export type AnthropicMessage = z.input<typeof AnthropicMessageSchema>;
+
+export const AnthropicRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  max_tokens: z.number().int().positive(),
+  system: z.union([z.string(), z.array(TextBlockSchema)]).optional(),
+  messages: z.array(AnthropicMessageSchema).min(1),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string().min(1),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .optional(),
+  tool_choice: z
+    .looseObject({ type: z.enum(['auto', 'any', 'none', 'tool']), name: z.string().optional() })
+    .optional(),
+  stream: z.boolean().optional(),
+  temperature: z.number().optional(),
+  top_p: z.number().optional(),
+  stop_sequences: z.array(z.string()).optional(),
+});
+export type AnthropicRequest = z.input<typeof AnthropicRequestSchema>;
+
+export const AnthropicUsageSchema = z.looseObject({
+  input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+  cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
+  cache_read_input_tokens: z.number().int().nonnegative().nullish(),
+});
+export type AnthropicUsage = z.input<typeof AnthropicUsageSchema>;
+
+export const AnthropicResponseSchema = z.looseObject({
+  id: z.string().optional(),
+  type: z.literal('message'),
+  role: z.literal('assistant').optional(),
+  model: z.string().optional(),
+  content: z.array(AnthropicBlockSchema),
+  stop_reason: z.string().nullish(),
+  stop_sequence: z.string().nullish(),
+  usage: AnthropicUsageSchema.optional(),
+});
+export type AnthropicResponse = z.input<typeof AnthropicResponseSchema>;
+
+const ErrorSchema = z.looseObject({ type: z.string(), message: z.string() });
+
+/** The server-sent events of a streamed answer. Types not listed here are skipped. */
+export const AnthropicStreamEventSchema = z.discriminatedUnion('type', [
+  z.looseObject({
+    type: z.literal('message_start'),
+    message: z.looseObject({
+      model: z.string().optional(),
+      usage: AnthropicUsageSchema.optional(),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('content_block_start'),
+    index: z.number().int().nonnegative(),
+    content_block: z.looseObject({
+      type: z.string(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      text: z.string().optional(),
+    }),
+  }),
+  z.looseObject({
+    type: z.literal('content_block_delta'),
+    index: z.number().int().nonnegative(),
+    delta: z.looseObject({
+      type: z.string(),
+      text: z.string().optional(),
+      partial_json: z.string().optional(),
+    }),
+  }),
+  z.looseObject({ type: z.literal('content_block_stop'), index: z.number().int().nonnegative() }),
+  z.looseObject({
+    type: z.literal('message_delta'),
+    delta: z.looseObject({ stop_reason: z.string().nullish() }),
+    usage: AnthropicUsageSchema.optional(),
+  }),
+  z.looseObject({ type: z.literal('message_stop') }),
+  z.looseObject({ type: z.literal('ping') }),
+  z.looseObject({ type: z.literal('error'), error: ErrorSchema }),
+]);
+export type AnthropicStreamEvent = z.input<typeof AnthropicStreamEventSchema>;
+
+/** The error body of a failed request: `{"type": "error", "error": {"type", "message"}}`. */
+export const AnthropicErrorBodySchema = z.looseObject({
+  type: z.literal('error'),
+  error: ErrorSchema,
+});
+export type AnthropicErrorBody = z.input<typeof AnthropicErrorBodySchema>;

@@ -1,0 +1,62 @@
+import type { BreakerSettings, Endpoint, IntelActive } from '../protocol/index.js';
+import { Breaker } from './breaker.js';
+import type { DialectAdapter } from './dialect.js';
+import { DIALECTS } from './dialects.js';
+import { HealthRecorder } from './endpoint-health.js';
+import { joinUrl } from './http-exchange.js';
+import { scrubSecrets } from './scrub.js';
+
+/**
+ * One endpoint of the pool: where to send, with what headers, its breaker and health. The URL and
+ * the credential live here and nowhere else; everything that leaves the pool goes through
+ * `scrub`.
+ */
+export class PoolEndpoint {
+  readonly index: number;
+  readonly adapter: DialectAdapter;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly streamHeaders: Readonly<Record<string, string>>;
+  /** The model this endpoint is asked for, when it overrides the config's. */
+  readonly model: string | undefined;
+  readonly transport: IntelActive['transport'];
+  readonly breaker: Breaker;
+  readonly health: HealthRecorder;
+  readonly #secrets: string[];
+
+  constructor(endpoint: Endpoint, index: number, breaker: BreakerSettings) {
+    this.index = index;
+    this.adapter = DIALECTS[endpoint.dialect];
+    this.url = joinUrl(endpoint.url, this.adapter.path);
+    const base = new URL(endpoint.url);
+    this.transport = base.protocol === 'https:' ? 'https' : 'http';
+    this.model = endpoint.model;
+    // The endpoint's own headers come last so an operator can override the defaults (an Azure
+    // `api-key` header, a pinned `anthropic-version`).
+    this.headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...this.adapter.authHeaders(endpoint.api_key),
+      ...endpoint.headers,
+    };
+    this.streamHeaders = { ...this.headers, accept: 'text/event-stream' };
+    this.breaker = new Breaker(breaker);
+    this.health = new HealthRecorder(index, endpoint.dialect, this.transport);
+    this.#secrets = [
+      ...(endpoint.api_key === undefined ? [] : [endpoint.api_key]),
+      ...Object.values(endpoint.headers),
+      endpoint.url,
+      this.url,
+      base.host,
+    ].sort((a, b) => b.length - a.length);
+  }
+
+  get active(): IntelActive {
+    return { index: this.index, transport: this.transport };
+  }
+
+  /** Text without this endpoint's credential, header values or address. */
+  scrub(text: string): string {
+    return scrubSecrets(text, this.#secrets);
+  }
+}

@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dialect } from '../../protocol/index.js';
+import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
+import { inspectRequest } from './inspect-request.js';
+import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
+import { playFault } from './play-fault.js';
+import type { Playbook } from './playbook.js';
+import { readJsonBody } from './read-json-body.js';
+import type { RecordedRequest } from './recorded-request.js';
+import { scriptedAnswer } from './scripted-answer.js';
+import { selectStep } from './select-step.js';
+import { sendError, sendEvents, sendJson, waitWhileConnected } from './send.js';
+
+/** The server state a model request reads and updates. */
+export interface ScriptState {
+  readonly playbook: Playbook;
+  /** Requests per `script:step`, for `faults` lists. */
+  readonly landings: Map<string, number>;
+  nextCallId(): string;
+}
+
+/** Answers one `POST` to a model endpoint from the playbook, and fills in its record. */
+export async function answerRequest(
+  state: ScriptState,
+  dialect: Dialect,
+  request: IncomingMessage,
+  response: ServerResponse,
+  record: RecordedRequest,
+): Promise<void> {
+  const fail = (status: number, message: string): void => {
+    record.status = status;
+    record.error = message;
+    sendError(response, dialect, status, message);
+  };
+  const body = await readJsonBody(request);
+  if (!body.ok) {
+    fail(body.status, `Invalid request: ${body.reason}`);
+    return;
+  }
+  record.body = body.value;
+  const inspection = inspectRequest(dialect, body.value);
+  if (!inspection.ok) {
+    fail(400, `Invalid request: ${inspection.reason}`);
+    return;
+  }
+  const inspected = inspection.request;
+  record.stream = inspected.stream;
+  record.tool_results = inspected.toolResults;
+  const selection = selectStep(state.playbook, inspected, state.landings);
+  if (selection.scriptIndex !== undefined) {
+    const name = state.playbook.scripts[selection.scriptIndex]?.name ?? null;
+    record.script = { index: selection.scriptIndex, name };
+  }
+  if (!selection.ok) {
+    fail(500, `arbor mock-llm: ${selection.reason}.`);
+    return;
+  }
+  record.step = selection.stepIndex;
+  const { step, fault } = selection;
+  if (!(await waitWhileConnected(response, step.delay_ms ?? 0))) return;
+  if (fault !== undefined) {
+    playFault(fault, dialect, inspected.stream, request, response, record);
+    return;
+  }
+  const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
+  record.status = 200;
+  if (dialect === 'openai') {
+    if (inspected.stream) sendEvents(response, openAiStreamEvents(answer, inspected.includeUsage));
+    else sendJson(response, 200, openAiCompletion(answer));
+  } else if (inspected.stream) {
+    sendEvents(response, anthropicStreamEvents(answer));
+  } else {
+    sendJson(response, 200, anthropicMessage(answer));
+  }
+}
