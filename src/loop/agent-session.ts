@@ -1,4 +1,4 @@
-import type { ModelClient, ModelResponse } from '../intel/model.js';
+import type { ModelClient, ModelResponse, ModelToolCall } from '../intel/model.js';
 import {
   isArborError,
   type Finish,
@@ -273,20 +273,27 @@ class TurnRun {
     this.#transcript.push({
       role: 'assistant',
       ...(response.text === '' ? {} : { text: response.text }),
-      tool_calls: response.toolCalls,
+      tool_calls: response.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
       ts: this.#now(),
     });
     return response;
   }
 
   /** Runs a round of tool calls; returns the model's `finish`, if it called it validly. */
-  async #runTools(calls: readonly ToolCall[]): Promise<Finish | undefined> {
+  async #runTools(calls: readonly ModelToolCall[]): Promise<Finish | undefined> {
     const { hooks, tools, logContent } = this.#options;
     this.#toolCalls += calls.length;
     let finish: Finish | undefined;
     const finishHost = {
       definitions: () => tools.definitions(),
       call: async (call: ToolCall, context: Parameters<typeof tools.call>[1]) => {
+        const argsError = calls.find((c) => c.id === call.id)?.argsError;
+        if (argsError !== undefined) {
+          return {
+            content: `The arguments for \`${call.name}\` are not a JSON object (${argsError}); call it again with valid arguments.`,
+            isError: true,
+          };
+        }
         if (call.name !== FINISH_TOOL_NAME || !this.#offersFinish())
           return tools.call(call, context);
         const read = readFinish(call.args);
