@@ -1,5 +1,6 @@
 import { createModelClient } from '../intel/index.js';
 import { runChild } from './run-child.js';
+import { warmUp } from './warm-up.js';
 
 /**
  * Entry of a child process. Stdout is the protocol channel, so console output of any kind is sent
@@ -23,7 +24,9 @@ process.stdin.once('close', () => {
   setTimeout(() => process.exit(1), 2_000).unref();
 });
 
-// Tell whoever started us (a pool of idle children, say) that we are loaded and waiting.
+// Compile what the first frames will need, then tell whoever started us (a pool of idle children,
+// say) that we are loaded and waiting.
+warmUp((config) => createModelClient(config, { mode: 'one-shot' }));
 process.stderr.write('{"msg":"child.waiting"}\n');
 
 const code = await runChild(

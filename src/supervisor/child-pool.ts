@@ -4,6 +4,8 @@ import { ChildProcess } from './child-process.js';
 /** The line a child writes on stderr once it is loaded and waiting for its payload. */
 export const CHILD_WAITING_MSG = 'child.waiting';
 
+const REPLENISH_DELAY_MS = 20;
+
 interface Idle {
   child: ChildProcess;
   waiting: boolean;
@@ -45,7 +47,11 @@ export class ChildPool {
     const index = this.#idle.findIndex((idle) => idle.waiting && !idle.child.hasExited());
     if (index === -1) return undefined;
     const [idle] = this.#idle.splice(index, 1);
-    if (!this.#closed) this.#startOne();
+    // Replace it a little later: starting a process blocks this thread for a few milliseconds,
+    // which the child just taken would otherwise wait out before it gets its payload.
+    setTimeout(() => {
+      if (!this.#closed) this.#startOne();
+    }, REPLENISH_DELAY_MS);
     return idle?.child;
   }
 

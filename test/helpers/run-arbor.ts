@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const ARBOR_BIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const ARBOR_BIN = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
 
 export interface ArborRun {
   code: number | null;

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * End-to-end tests run the real `arbor` binary and real child processes from `dist/`, so the build
- * must match the sources. The build is incremental: when nothing changed it takes about a second.
+ * must match the sources: the same steps as `npm run build` (the type-check build is incremental;
+ * the bundles take a fraction of a second).
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('../../', import.meta.url));
