@@ -14,7 +14,11 @@ export interface RunSignals {
  */
 export function installRunSignals(
   supervisor: Supervisor,
-  options: { reload(): IntelConfig | undefined; swapPolicy: SwapPolicy },
+  options: {
+    reload(): IntelConfig | undefined;
+    swapPolicy: SwapPolicy;
+    onReloadError?: (message: string) => void;
+  },
 ): RunSignals {
   let interrupts = 0;
   const onStop = (): void => {
@@ -33,8 +37,9 @@ export function installRunSignals(
     try {
       const intelligence = options.reload();
       if (intelligence !== undefined) supervisor.swapIntel(intelligence, options.swapPolicy);
-    } catch {
+    } catch (error) {
       // A bad config on reload keeps the running intelligence: the children are not touched.
+      options.onReloadError?.(error instanceof Error ? error.message : String(error));
     }
   };
   process.on('SIGINT', onStop);

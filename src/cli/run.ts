@@ -91,6 +91,12 @@ async function runWithStore(
   const signals = installRunSignals(supervisor, {
     reload: () => reloadIntelligence(settings, env),
     swapPolicy: settings.swapPolicy,
+    onReloadError: (message) => {
+      void write(
+        io.stderr,
+        `arbor: reload refused, keeping the running intelligence: ${message}\n`,
+      );
+    },
   });
   const rootResult = supervisor.runRoot({
     instruction: settings.instruction,

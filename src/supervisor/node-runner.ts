@@ -128,8 +128,12 @@ export class NodeRunner {
           if (frame.type === 'turn') {
             this.#turnsSeen += 1;
             // The first turn answers the instruction; each later one answers the oldest inject.
-            if (this.#turnsSeen > 1) this.#unanswered.shift();
-            if (frame.outcome.status === 'completed') this.#governor.onSuccess();
+            // Only answering a message proves a restarted child healthy again: a child that
+            // crashes on the message it is given would otherwise reset its backoff every time.
+            if (this.#turnsSeen > 1) {
+              this.#unanswered.shift();
+              if (frame.outcome.status === 'completed') this.#governor.onSuccess();
+            }
           }
           handlers.onFrame?.(frame);
         },

@@ -90,3 +90,88 @@ describe('a real child process against the fake LLM', () => {
     expect(first).toContain('What time is it?');
   });
 });
+
+describe('hot swap with restart-turn', () => {
+  it('discards the turn in flight and runs it again on the new model', async () => {
+    const oldServer = await fakeLlm(steps({ text: 'answer from the old model', delay_ms: 800 }));
+    const newServer = await fakeLlm(steps({ text: 'answer from the new model' }));
+    const frames: AgentFrame[] = [];
+    const payload = testPayload({
+      warm: true,
+      intelligence: { endpoints: [{ url: oldServer.url }], model: 'old-model' },
+    });
+    const run = new ProcessRun(payload, {
+      command: childCommand({}),
+      env: { PATH: process.env.PATH },
+      timing: FAST_TIMING,
+      handlers: handlers(frames),
+    });
+    await run.ready();
+    await oldServer.waitForRequests(1);
+    run.send({
+      type: 'swap_intel',
+      intelligence: {
+        endpoints: [{ url: newServer.url, dialect: 'openai', headers: {} }],
+        model: 'new-model',
+        sampling: {},
+        timeout_ms: 10_000,
+        retries: 0,
+        breaker: { threshold: 3, cooldown_ms: 5000, cooldown_max_ms: 60000 },
+        prices: {},
+      },
+      policy: 'restart-turn',
+    });
+    while (!frames.some((f) => f.type === 'turn'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const turn = frames.find((f) => f.type === 'turn');
+    expect(turn?.type === 'turn' && turn.outcome.result).toBe('answer from the new model');
+    expect(frames.some((f) => f.type === 'event' && f.event === 'turn.restarted')).toBe(true);
+    expect(newServer.requests).toHaveLength(1);
+    // The turn ran again from the same pre-turn state: the old answer is not in the transcript.
+    expect(JSON.stringify(newServer.requests[0]?.body)).not.toContain('answer from the old model');
+    run.send({ type: 'cancel', reason: 'done' });
+    const end = await run.result;
+    // Closing keeps the last answer rather than overwriting it with nothing.
+    expect(end.outcome).toMatchObject({ status: 'completed', result: 'answer from the new model' });
+  });
+
+  it('keeps the turn when the swap leaves the model unchanged (finish-on-old applies next turn)', async () => {
+    const first = await fakeLlm(steps({ text: 'first', delay_ms: 500 }));
+    const second = await fakeLlm(steps({ text: 'second' }));
+    const frames: AgentFrame[] = [];
+    const payload = testPayload({
+      warm: true,
+      intelligence: { endpoints: [{ url: first.url }], model: 'm' },
+    });
+    const run = new ProcessRun(payload, {
+      command: childCommand({}),
+      env: { PATH: process.env.PATH },
+      timing: FAST_TIMING,
+      handlers: handlers(frames),
+    });
+    await first.waitForRequests(1);
+    run.send({
+      type: 'swap_intel',
+      intelligence: {
+        endpoints: [{ url: second.url, dialect: 'openai', headers: {} }],
+        model: 'm',
+        sampling: {},
+        timeout_ms: 10_000,
+        retries: 0,
+        breaker: { threshold: 3, cooldown_ms: 5000, cooldown_max_ms: 60000 },
+        prices: {},
+      },
+      policy: 'finish-on-old',
+    });
+    run.send({ type: 'inject', message: 'next' });
+    while (frames.filter((f) => f.type === 'turn').length < 2)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(
+      frames.filter((f) => f.type === 'turn').map((f) => f.type === 'turn' && f.outcome.result),
+    ).toEqual(['first', 'second']);
+    expect(first.requests).toHaveLength(1);
+    expect(second.requests).toHaveLength(1);
+    run.send({ type: 'cancel', reason: 'done' });
+    await run.result;
+  });
+});

@@ -79,6 +79,27 @@ describe('arbor run: child lifecycle', () => {
     expect(arbor.stderr).toContain('run ended cancelled');
   });
 
+  it('forces SIGKILL on a second SIGINT instead of waiting out the ladder', async () => {
+    const arbor = new ArborProcess(
+      ['run', '--intel', 'http://127.0.0.1:9/v1', '--model', 'm', 'x'],
+      {
+        env: {
+          ARBOR_DB: tempDb(),
+          ARBOR_CHILD_COMMAND: fixture('ignore-sigterm'),
+          ARBOR_CANCEL_GRACE_MS: '60000',
+          ARBOR_TERM_GRACE_MS: '60000',
+        },
+      },
+    );
+    await arbor.waitForEvent('child.ready');
+    arbor.signal('SIGINT');
+    await arbor.waitForEvent('child.teardown');
+    arbor.signal('SIGINT');
+    const killed = await arbor.waitForEvent('child.killed');
+    expect((killed.steps as { step: string }[]).at(-1)?.step).toBe('sigkill');
+    expect((await arbor.exited).code).toBe(130);
+  });
+
   it('leaves no child behind when the supervisor is SIGKILLed', async () => {
     const server = await fakeLlm(steps({ fault: { kind: 'hang' } }));
     const arbor = new ArborProcess(['run', '--intel', server.url, '--model', 'm', 'x'], {

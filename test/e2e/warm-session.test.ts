@@ -48,6 +48,32 @@ describe('arbor run --warm', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('closes on end of input with a result that keeps the last answer', async () => {
+    const server = await fakeLlm(byMessage);
+    const arbor = new ArborProcess(
+      ['run', '--warm', '--json', '--intel', server.url, '--model', 'm', 'Start.'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    await arbor.waitForStdoutLines(1);
+    arbor.writeLine('first message');
+    await arbor.waitForStdoutLines(2);
+    arbor.endInput();
+    expect((await arbor.exited).code).toBe(0);
+    const lines = arbor.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.slice(0, 2)).toEqual([
+      { status: 'completed', result: 'answer 0' },
+      { status: 'completed', result: 'answer 1' },
+    ]);
+    expect(lines[2]).toMatchObject({
+      status: 'completed',
+      result: 'answer 1',
+      reason: expect.stringContaining('session closed') as unknown,
+    });
+  });
+
   it('ends stalled when it gives the same answer three turns running', async () => {
     const server = await fakeLlm(steps({ text: 'I cannot help with that.' }));
     const arbor = new ArborProcess(
