@@ -166,9 +166,10 @@ describe('hot swap with restart-turn', () => {
     run.send({ type: 'inject', message: 'next' });
     while (frames.filter((f) => f.type === 'turn').length < 2)
       await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(
-      frames.filter((f) => f.type === 'turn').map((f) => f.type === 'turn' && f.outcome.result),
-    ).toEqual(['first', 'second']);
+    const turns = frames.filter(
+      (f): f is Extract<AgentFrame, { type: 'turn' }> => f.type === 'turn',
+    );
+    expect(turns.map((f) => f.outcome.result)).toEqual(['first', 'second']);
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
     run.send({ type: 'cancel', reason: 'done' });
