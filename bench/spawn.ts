@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { childCommand, ChildPool, DEFAULT_TIMING, ProcessRun } from '../src/supervisor/index.js';
 import { SpawnPayloadSchema } from '../src/protocol/index.js';
@@ -40,12 +41,26 @@ async function timeToReady(pool?: ChildPool): Promise<number> {
   return ms;
 }
 
+/** How long a bare `node` takes to start and exit: the floor under any Node child. */
+function bareNode(): Promise<number> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', () => {
+      resolve(Number(process.hrtime.bigint() - started) / 1e6);
+    });
+  });
+}
+
 function rssKiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
 }
 
 export async function benchSpawn(): Promise<BenchResult> {
+  const bare: number[] = [];
+  for (let i = 0; i < RUNS; i++) bare.push(await bareNode());
   const cold: number[] = [];
   for (let i = 0; i < RUNS; i++) cold.push(await timeToReady());
 
@@ -68,6 +83,7 @@ export async function benchSpawn(): Promise<BenchResult> {
     name: 'spawn',
     metrics: {
       runs: RUNS,
+      'bare `node -e 0` start→exit p50 ms': Number(median(bare).toFixed(1)),
       'cold spawn→ready p50 ms': Number(median(cold).toFixed(1)),
       'cold spawn→ready p95 ms': Number(percentile(cold, 95).toFixed(1)),
       'pooled spawn→ready p50 ms': Number(median(pooled).toFixed(2)),

@@ -41,7 +41,8 @@ export class LiveTree {
   }
 
   draw(): void {
-    const width = (this.#out as { columns?: number }).columns ?? 100;
+    const columns = (this.#out as { columns?: number }).columns;
+    const width = columns !== undefined && columns > 20 ? columns : 100;
     const lines = this.#tree
       .nodes()
       .sort((a, b) => comparePaths(a.path, b.path))
