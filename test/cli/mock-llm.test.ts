@@ -98,8 +98,12 @@ describe('arbor mock-llm', () => {
         method: 'POST',
         body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }),
       });
-      const body = (await reply.json()) as { choices: { message: { content: string } }[] };
-      expect(body.choices[0]?.message.content).toMatch(/^Hello from arbor's scripted model\./);
+      const body = (await reply.json()) as {
+        choices: { message: { content: string; tool_calls: { function: { name: string } }[] } }[];
+      };
+      // The demo's first step: some text and a call to `sleep`, before its greeting.
+      expect(body.choices[0]?.message.content).toBe('Let me take a moment before I answer.');
+      expect(body.choices[0]?.message.tool_calls[0]?.function.name).toBe('sleep');
 
       run.child.kill(signal);
       expect(await run.exit).toEqual([0, null]);
