@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   intel_bad_request: 'system',
   /** An endpoint answered with a body that is not the dialect's response shape. */
   intel_bad_response: 'system',
+  /** A required MCP server could not be reached or failed to list its tools: maps to exit 6. */
+  mcp_unavailable: 'system',
   /** A child could not be started: it exited, failed or timed out before `ready`. */
   spawn_failed: 'system',
   /** Budget admission refused a model call (the node's grant or the tree's ceiling is spent). */

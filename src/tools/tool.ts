@@ -6,16 +6,46 @@ export interface ToolOutput {
   isError: boolean;
 }
 
+/** Correlation stamped on a call that leaves the process (MCP `_meta`, logs). */
+export interface CallMeta {
+  runId: string;
+  nodeId: string;
+  /** W3C trace context of the node, when it has one. */
+  traceparent?: string;
+  /**
+   * Stable for one call of one node: `<run>/<node>#<step>.<index>`. A call replayed after a crash
+   * carries the same key, so a server can recognise the repeat.
+   */
+  idempotencyKey: string;
+}
+
 export interface ToolCallContext {
   signal: AbortSignal;
   /** The model's id for this call. */
   callId: string;
+  meta?: CallMeta;
 }
+
+/** Where a tool comes from; on a name clash the earlier kind wins (internal > builtin > mcp). */
+export type ToolKind = 'internal' | 'builtin' | 'mcp';
 
 /** One tool: its definition (what the model sees) and how to run it. */
 export interface Tool {
   def: ToolDef;
   run(args: JsonObject, context: ToolCallContext): Promise<ToolOutput>;
+}
+
+/**
+ * A set of tools of one kind whose list may change (an MCP server announcing `list_changed`).
+ * The registry reads `tools()` at turn boundaries, never in the middle of a turn.
+ */
+export interface ToolSource {
+  kind: ToolKind;
+  /** A short name for messages: `builtin`, `mcp:github`. */
+  name: string;
+  tools(): readonly Tool[];
+  /** Brings the list up to date if the source knows it changed; called at turn boundaries. */
+  refresh?(options: { signal: AbortSignal }): Promise<void>;
 }
 
 /**
@@ -26,6 +56,8 @@ export interface Tool {
 export interface ToolHost {
   definitions(): readonly ToolDef[];
   call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput>;
+  /** Brings tool lists up to date at a turn boundary. */
+  refresh?(options: { signal: AbortSignal }): Promise<void>;
 }
 
 /** A tool error the model can read and act on. */
