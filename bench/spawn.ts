@@ -29,7 +29,7 @@ async function timeToReady(pool?: ChildPool): Promise<number> {
   if (pool !== undefined && taken === undefined) throw new Error('the pool had no idle child');
   const run = new ProcessRun(payload, {
     command: childCommand({}),
-    ...(taken === undefined ? {} : { process: taken }),
+    ...(taken === undefined ? {} : { child: taken }),
     env,
     timing: DEFAULT_TIMING,
     handlers,

@@ -19,7 +19,10 @@ export async function runAgent(context: ChildContext): Promise<void> {
       outputContract: payload.output_contract,
       depth: payload.depth,
     }),
-    transcript: seedTranscript(conversationSeed(payload), payload.instruction, Date.now()),
+    transcript: [
+      ...payload.history,
+      ...seedTranscript(conversationSeed(payload), payload.instruction, Date.now()),
+    ],
     limits: payload.limits,
     hooks: channelHooks(context),
     logContent: payload.telemetry.log_content,

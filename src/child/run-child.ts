@@ -10,7 +10,7 @@ import {
   toErrorPayload,
   type IntelConfig,
 } from '../protocol/index.js';
-import { INTERNAL_TOOLS, ToolSet } from '../tools/index.js';
+import { internalToolDefs, ToolSet } from '../tools/index.js';
 import type { ChildContext } from './child-context.js';
 import { ControlChannel } from './control-channel.js';
 import { FrameWriter } from './frame-writer.js';
@@ -77,7 +77,7 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
 
   const allow = allowedTools(payload);
   const tools = new ToolSet(
-    INTERNAL_TOOLS.map((def) => remoteTool(def, channel, writer)),
+    internalToolDefs().map((def) => remoteTool(def, channel, writer)),
     allow,
   );
   const context: ChildContext = {

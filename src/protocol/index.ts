@@ -142,6 +142,7 @@ export {
   type ContentIsolation,
   type Orchestrator,
   type SpawnPayload,
+  type SpawnPayloadInput,
 } from './payload.js';
 export {
   CountSchema,

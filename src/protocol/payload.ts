@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CaveatsSchema } from './caveats.js';
 import { IntelConfigSchema } from './intelligence.js';
 import { LimitsSchema, TelemetrySchema } from './limits.js';
-import { ALLOWED_TOOLS_ROLE, SeedMessageSchema } from './messages.js';
+import { ALLOWED_TOOLS_ROLE, SeedMessageSchema, TranscriptMessageSchema } from './messages.js';
 import { CountSchema, JsonObjectSchema } from './primitives.js';
 import { A2aPeerSpecSchema, AAuthSettingsSchema, McpServerSpecSchema } from './servers.js';
 import { RoleSchema, TurnSpecSchema } from './turn.js';
@@ -42,6 +42,11 @@ export const SpawnPayloadSchema = z
      */
     context_seed: z.array(SeedMessageSchema).default([]),
     intelligence: IntelConfigSchema,
+    /**
+     * Conversation the child starts from, before its seed and instruction: the parent's completed
+     * steps, given only by the `fork` provider. Every other child starts with an empty history.
+     */
+    history: z.array(TranscriptMessageSchema).default([]),
     /** The MCP servers this child may reach: always a subset of its parent's. */
     mcp_servers: z.array(McpServerSpecSchema).default([]),
     /** Remote A2A agents this child may delegate to, inherited like MCP servers. */
@@ -105,3 +110,5 @@ export const SpawnPayloadSchema = z
     });
   });
 export type SpawnPayload = z.infer<typeof SpawnPayloadSchema>;
+/** A payload as it may be written: every field with a default may be left out. */
+export type SpawnPayloadInput = z.input<typeof SpawnPayloadSchema>;

@@ -44,4 +44,25 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_by_run ON events (run_id, seq);
   `,
+  `
+  CREATE TABLE memory (
+    key        TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    expires_at INTEGER,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE gates (
+    run_id     TEXT NOT NULL,
+    id         TEXT NOT NULL,
+    node_id    TEXT,
+    question   TEXT NOT NULL,
+    payload    TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    answer     TEXT,
+    via        TEXT,
+    created_at INTEGER NOT NULL,
+    closed_at  INTEGER,
+    PRIMARY KEY (run_id, id)
+  );
+  `,
 ];

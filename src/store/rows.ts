@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { OutcomeSchema, SpawnPayloadSchema } from '../protocol/index.js';
 import type {
   EventRecord,
+  GateRecord,
+  MemoryEntry,
   NodeRecord,
   NodeStatus,
   RunRecord,
@@ -103,5 +105,51 @@ export function eventFromRow(row: EventRow): EventRecord {
     ts: row.ts,
     kind: row.kind,
     data: ObjectColumn.parse(json(row.data)),
+  };
+}
+
+export interface MemoryRow {
+  key: string;
+  value: string;
+  expires_at: number | null;
+  updated_at: number;
+}
+
+export function memoryFromRow(row: MemoryRow): MemoryEntry {
+  return {
+    key: row.key,
+    value: json(row.value),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface GateRow {
+  run_id: string;
+  id: string;
+  node_id: string | null;
+  question: string;
+  payload: string;
+  status: string;
+  answer: string | null;
+  via: string | null;
+  created_at: number;
+  closed_at: number | null;
+}
+
+const GateStatus = z.enum(['open', 'answered', 'timed_out', 'failed']);
+
+export function gateFromRow(row: GateRow): GateRecord {
+  return {
+    runId: row.run_id,
+    id: row.id,
+    ...(row.node_id === null ? {} : { nodeId: row.node_id }),
+    question: row.question,
+    payload: ObjectColumn.parse(json(row.payload)),
+    status: GateStatus.parse(row.status),
+    ...(row.answer === null ? {} : { answer: row.answer }),
+    ...(row.via === null ? {} : { via: row.via }),
+    createdAt: row.created_at,
+    ...(row.closed_at === null ? {} : { closedAt: row.closed_at }),
   };
 }

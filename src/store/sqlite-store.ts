@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import { ArborError, type TerminalStatus, type Usage } from '../protocol/index.js';
 import type {
   EventRecord,
+  GateRecord,
+  MemoryEntry,
   NewEvent,
   NodePatch,
   NodeRecord,
@@ -11,6 +13,7 @@ import type {
   RunStore,
 } from '../supervisor/store-port.js';
 import { MIGRATIONS } from './migrations.js';
+import { MemoryAndGates } from './sqlite-memory-gates.js';
 import {
   eventFromRow,
   nodeFromRow,
@@ -36,6 +39,7 @@ export class SqliteStore implements RunStore {
   #pending: NewEvent[] = [];
   #flushScheduled = false;
   readonly #writeEvents: (events: NewEvent[]) => void;
+  readonly #memoryAndGates: MemoryAndGates;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -54,6 +58,7 @@ export class SqliteStore implements RunStore {
     this.#db.pragma('busy_timeout = 5000');
     migrate(this.#db, path);
     this.#statements = prepare(this.#db);
+    this.#memoryAndGates = new MemoryAndGates(this.#db);
     this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
       for (const event of events) {
         this.#statements.insertEvent.run({
@@ -184,6 +189,42 @@ export class SqliteStore implements RunStore {
       output_tokens: usage.output_tokens,
       cost_usd: usage.cost_usd ?? null,
     });
+  }
+
+  memoryGet(key: string, now: number): MemoryEntry | undefined {
+    return this.#memoryAndGates.memoryGet(key, now);
+  }
+
+  memorySet(entry: MemoryEntry): void {
+    this.flush();
+    this.#memoryAndGates.memorySet(entry);
+  }
+
+  memoryList(prefix: string, now: number, limit: number): string[] {
+    return this.#memoryAndGates.memoryList(prefix, now, limit);
+  }
+
+  memoryDelete(key: string): boolean {
+    this.flush();
+    return this.#memoryAndGates.memoryDelete(key);
+  }
+
+  openGate(gate: GateRecord): void {
+    this.flush();
+    this.#memoryAndGates.openGate(gate);
+  }
+
+  closeGate(runId: string, id: string, close: Parameters<RunStore['closeGate']>[2]): boolean {
+    this.flush();
+    return this.#memoryAndGates.closeGate(runId, id, close);
+  }
+
+  getGate(runId: string, id: string): GateRecord | undefined {
+    return this.#memoryAndGates.getGate(runId, id);
+  }
+
+  listGates(filter: { runId?: string; status?: GateRecord['status'] }): GateRecord[] {
+    return this.#memoryAndGates.listGates(filter);
   }
 
   close(): void {

@@ -5,7 +5,7 @@ import {
   type TerminalStatus,
   type TurnResult,
 } from '../protocol/index.js';
-import type { ProcessExit } from './child-process.js';
+import type { ProcessExit } from './child-handle.js';
 import type { LadderOutcome } from './kill-ladder.js';
 
 /** How a supervised child ended. There is always one: a child that says nothing gets a synthetic outcome. */

@@ -6,13 +6,7 @@ import {
   type ControlFrame,
   type ProtocolViolation,
 } from '../protocol/index.js';
-
-export interface ProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** Set when the process could not be started at all. */
-  error?: Error;
-}
+import type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
 
 export interface ChildProcessOptions {
   /** The program and arguments that start a child (see `childCommand`). */
@@ -22,15 +16,6 @@ export interface ChildProcessOptions {
   cwd?: string;
   /** How many of the last stderr lines to keep for error reports (default 20). */
   stderrTail?: number;
-}
-
-/** Where a child's output goes once someone supervises it. */
-export interface ChildListeners {
-  /** Frames read from the child's stdout, in order. */
-  onFrame(frame: AgentFrame): void;
-  onViolation(violation: ProtocolViolation): void;
-  /** Each complete line the child writes to stderr (its NDJSON log). */
-  onStderr?(line: string): void;
 }
 
 type Output =
@@ -44,7 +29,7 @@ type Output =
  * stderr. `exited` resolves only after stdout has been read to its end, so every frame a child
  * wrote is processed before its exit is.
  */
-export class ChildProcess {
+export class ChildProcess implements ChildHandle {
   readonly #process: ChildProcessWithoutNullStreams;
   readonly #tail: string[] = [];
   readonly #tailSize: number;

@@ -8,12 +8,9 @@ export {
   type TerminalReport,
 } from './child-end.js';
 export { CHILD_WAITING_MSG, ChildPool } from './child-pool.js';
-export {
-  ChildProcess,
-  type ChildListeners,
-  type ChildProcessOptions,
-  type ProcessExit,
-} from './child-process.js';
+export type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
+export { ChildProcess, type ChildProcessOptions } from './child-process.js';
+export { InMemoryChild } from './in-memory-child.js';
 export {
   killLadder,
   type LadderOptions,
@@ -49,7 +46,7 @@ export type {
 export {
   Supervisor,
   type NodeResult,
-  type PayloadTemplate,
+  type RootTemplate,
   type SupervisorEvent,
   type SupervisorOptions,
 } from './supervisor.js';

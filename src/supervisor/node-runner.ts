@@ -1,6 +1,5 @@
 import type { ControlFrame, SpawnPayload } from '../protocol/index.js';
-import type { ChildCommand } from './child-entry.js';
-import type { ChildPool } from './child-pool.js';
+import type { ChildHandle } from './child-handle.js';
 import type { LadderOutcome } from './kill-ladder.js';
 import type { ChildEnd } from './child-end.js';
 import { ProcessRun, type ProcessRunHandlers } from './process-run.js';
@@ -9,12 +8,10 @@ import type { Timing } from './timing.js';
 
 export interface NodeRunnerOptions {
   payload: SpawnPayload;
-  command: ChildCommand;
-  env: NodeJS.ProcessEnv;
-  cwd?: string;
+  /** Starts the running side of the node (once per attempt), through its provider. */
+  startChild(): ChildHandle;
   timing: Timing;
   handlers: ProcessRunHandlers;
-  pool?: ChildPool;
   now: () => number;
   /** A restart is about to happen (attempt number, delay, why). */
   onRestart?(attempt: number, delayMs: number, reason: string): void;
@@ -113,13 +110,9 @@ export class NodeRunner {
   }
 
   #start(): ProcessRun {
-    const { payload, pool, handlers } = this.#options;
-    const pooled = payload.tls_ca === undefined ? pool?.take() : undefined;
+    const { payload, handlers } = this.#options;
     this.#run = new ProcessRun(payload, {
-      command: this.#options.command,
-      ...(pooled === undefined ? {} : { process: pooled }),
-      env: this.#options.env,
-      ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+      child: this.#options.startChild(),
       timing: this.#options.timing,
       now: this.#options.now,
       handlers: {

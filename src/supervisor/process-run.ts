@@ -15,7 +15,8 @@ import {
   type ChildEnd,
   type TerminalReport,
 } from './child-end.js';
-import { ChildProcess, type ProcessExit } from './child-process.js';
+import type { ChildHandle, ProcessExit } from './child-handle.js';
+import { ChildProcess } from './child-process.js';
 import { killLadder, type LadderOutcome } from './kill-ladder.js';
 import { classify, needsTeardown } from './liveness.js';
 import { pingIntervalMs, type Timing } from './timing.js';
@@ -39,10 +40,13 @@ export interface ProcessRunHandlers {
 }
 
 export interface ProcessRunOptions {
-  command: ChildCommand;
-  /** A child already started (from a pool of idle children); otherwise one is started. */
-  process?: ChildProcess;
-  env: NodeJS.ProcessEnv;
+  /** Starts a child process with this command, unless `child` is given. */
+  command?: ChildCommand;
+  /** The running side, already started (an in-process child, or one from a pool of idle
+   * processes); otherwise a child process is started from `command`. */
+  child?: ChildHandle;
+  /** Environment and directory of a child process started from `command`. */
+  env?: NodeJS.ProcessEnv;
   cwd?: string;
   timing: Timing;
   handlers: ProcessRunHandlers;
@@ -61,7 +65,7 @@ interface Teardown {
  * by the kill ladder when it must be. `result` always settles.
  */
 export class ProcessRun {
-  readonly #child: ChildProcess;
+  readonly #child: ChildHandle;
   readonly #options: ProcessRunOptions;
   readonly #now: () => number;
   readonly #ready: Promise<void>;
@@ -92,11 +96,11 @@ export class ProcessRun {
     });
     this.#ready.catch(() => undefined);
     this.#child =
-      options.process ??
+      options.child ??
       new ChildProcess({
-        command: options.command.command,
-        args: options.command.args,
-        env: options.env,
+        command: (options.command ?? missingCommand()).command,
+        args: (options.command ?? missingCommand()).args,
+        env: options.env ?? {},
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       });
     this.#child.attach({
@@ -291,4 +295,8 @@ export class ProcessRun {
       return { ...this.#terminal, exit, ...(ladder === undefined ? {} : { teardown: ladder }) };
     return syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder);
   }
+}
+
+function missingCommand(): never {
+  throw new Error('ProcessRun needs a `child` or a `command`');
 }

@@ -67,6 +67,30 @@ export type NodePatch = Partial<
   >
 >;
 
+/** A question waiting for a human: `ask_human`, or a policy rule that says `ask`. */
+export interface GateRecord {
+  runId: string;
+  id: string;
+  nodeId?: string;
+  question: string;
+  /** What the human is shown besides the question (the tool and its arguments, the choices). */
+  payload: Record<string, unknown>;
+  status: 'open' | 'answered' | 'timed_out' | 'failed';
+  answer?: string;
+  /** How it was answered: `terminal`, `cli`, `timeout`, `fallback`. */
+  via?: string;
+  createdAt: number;
+  closedAt?: number;
+}
+
+/** A durable memory entry, shared by every run that uses the store. */
+export interface MemoryEntry {
+  key: string;
+  value: unknown;
+  expiresAt?: number;
+  updatedAt: number;
+}
+
 export interface RunStore {
   createRun(run: RunRecord): void;
   finishRun(runId: string, status: TerminalStatus, endedAt: number): void;
@@ -85,5 +109,20 @@ export interface RunStore {
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): EventRecord[];
   /** Adds usage to a node's own total. */
   addUsage(runId: string, nodeId: string, usage: Usage): void;
+  /** The entry, unless it is absent or expired (an expired entry is removed on read). */
+  memoryGet(key: string, now: number): MemoryEntry | undefined;
+  memorySet(entry: MemoryEntry): void;
+  /** Live keys starting with `prefix`, in key order. */
+  memoryList(prefix: string, now: number, limit: number): string[];
+  memoryDelete(key: string): boolean;
+  openGate(gate: GateRecord): void;
+  /** Closes an open gate; false when it was not open (already answered, or unknown). */
+  closeGate(
+    runId: string,
+    id: string,
+    close: { status: GateRecord['status']; answer?: string; via: string; closedAt: number },
+  ): boolean;
+  getGate(runId: string, id: string): GateRecord | undefined;
+  listGates(filter: { runId?: string; status?: GateRecord['status'] }): GateRecord[];
   close(): void;
 }

@@ -1,4 +1,20 @@
-export { INTERNAL_TOOLS, SLEEP_TOOL, isInternalTool } from './internal-catalog.js';
+export {
+  AskHumanArgs,
+  internalToolArgs,
+  internalToolDefs,
+  isInternalTool,
+  MemoryDeleteArgs,
+  MemoryGetArgs,
+  MemoryListArgs,
+  MemorySetArgs,
+  SleepArgs,
+  SubagentAwaitArgs,
+  SubagentKillArgs,
+  SubagentListArgs,
+  SubagentRunArgs,
+  SubagentSendArgs,
+  SubagentStatusArgs,
+} from './internal-catalog.js';
 export {
   toolError,
   type CallMeta,

@@ -1,31 +1,187 @@
-import type { ToolDef } from '../protocol/index.js';
+import { z } from 'zod';
+import { CaveatsSchema, SeedMessageSchema, type ToolDef } from '../protocol/index.js';
 
 /**
  * Tools the supervisor serves. A child offers them to its model like any other tool, but running
  * one sends a `tool_request` up the control channel: the supervisor owns the state these tools
- * touch, and letting children change it directly would let siblings race each other.
+ * touch (the tree, memory, gates), and letting children change it directly would let siblings
+ * race each other. Each tool's arguments are defined once, as a zod schema; the JSON Schema the
+ * model sees is generated from it.
  */
-export const SLEEP_TOOL: ToolDef = {
-  name: 'sleep',
-  description: 'Wait for a number of milliseconds (at most 10 minutes), then continue.',
-  input_schema: {
-    type: 'object',
-    properties: {
-      ms: {
-        type: 'integer',
-        minimum: 0,
-        maximum: 600_000,
-        description: 'How long to wait, in milliseconds.',
-      },
-    },
-    required: ['ms'],
-    additionalProperties: false,
-  },
-};
 
-/** Every internal tool, by name. */
-export const INTERNAL_TOOLS: readonly ToolDef[] = [SLEEP_TOOL];
+const Handle = z.string().min(1).describe('The handle `subagent.run` returned, such as `n3`.');
+
+export const SubagentRunArgs = z.strictObject({
+  instruction: z
+    .string()
+    .describe('The task for the sub-agent: self-contained, it sees nothing else of yours.'),
+  output_contract: z
+    .string()
+    .optional()
+    .describe('What the result must look like and what is out of scope.'),
+  output_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('JSON Schema the result must satisfy; the result comes back parsed.'),
+  context: z
+    .array(SeedMessageSchema.pick({ role: true, content: true }))
+    .optional()
+    .describe(
+      'Messages to share with the sub-agent, such as findings it needs. It never sees your conversation otherwise.',
+    ),
+  servers: z
+    .array(z.string())
+    .optional()
+    .describe('MCP servers to grant, by name (a subset of yours); all of yours when absent.'),
+  tools: z
+    .array(z.string())
+    .optional()
+    .describe('Tool names or patterns (`fs.*`) to allow; your own set when absent; [] for none.'),
+  caveats: CaveatsSchema.partial()
+    .optional()
+    .describe(
+      'Authority to grant: paths it may read or write, commands, hosts; never more than yours.',
+    ),
+  provider: z
+    .enum(['process', 'spawn', 'fork'])
+    .optional()
+    .describe(
+      '`process` (default, isolated), `spawn` (in-process), `fork` (in-process, starts from your conversation so far).',
+    ),
+  mode: z
+    .enum(['sync', 'async', 'detached', 'warm'])
+    .optional()
+    .describe(
+      '`sync` (default) waits for the result; `async` returns a handle to await; `detached` runs on its own; `warm` keeps it for `subagent.send`.',
+    ),
+  persona: z
+    .string()
+    .optional()
+    .describe('How the sub-agent should work (a role or style), added to its system prompt.'),
+});
+export type SubagentRunArgs = z.infer<typeof SubagentRunArgs>;
+
+export const SubagentSendArgs = z.strictObject({ handle: Handle, message: z.string().min(1) });
+export const SubagentKillArgs = z.strictObject({ handle: Handle, reason: z.string().optional() });
+export const SubagentStatusArgs = z.strictObject({ handle: Handle });
+export const SubagentAwaitArgs = z.strictObject({
+  handle: Handle,
+  timeout_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .optional()
+    .describe('Give up waiting after this many milliseconds (the sub-agent keeps running).'),
+});
+export const SubagentListArgs = z.strictObject({});
+export const MemoryGetArgs = z.strictObject({ key: z.string().min(1) });
+export const MemorySetArgs = z.strictObject({
+  key: z.string().min(1).max(512),
+  value: z.unknown().describe('Any JSON value.'),
+  ttl_ms: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Forget the entry after this many milliseconds.'),
+});
+export const MemoryListArgs = z.strictObject({ prefix: z.string().optional() });
+export const MemoryDeleteArgs = z.strictObject({ key: z.string().min(1) });
+export const SleepArgs = z.strictObject({
+  ms: z.number().int().min(0).max(600_000).describe('How long to wait, in milliseconds.'),
+});
+export const AskHumanArgs = z.strictObject({
+  question: z.string().min(1).describe('What you need a person to decide or tell you.'),
+  choices: z
+    .array(z.string())
+    .optional()
+    .describe('Answers to pick from, if the question has a fixed set.'),
+});
+
+interface InternalTool {
+  name: string;
+  description: string;
+  args: z.ZodType;
+}
+
+const CATALOG: readonly InternalTool[] = [
+  {
+    name: 'subagent.run',
+    description:
+      'Delegate a task to a sub-agent with its own narrowed context, tools and authority.',
+    args: SubagentRunArgs,
+  },
+  {
+    name: 'subagent.send',
+    description: 'Send the next message to a warm sub-agent.',
+    args: SubagentSendArgs,
+  },
+  {
+    name: 'subagent.kill',
+    description: 'Stop a sub-agent and everything it started.',
+    args: SubagentKillArgs,
+  },
+  {
+    name: 'subagent.status',
+    description: 'The status, usage and latest result of a sub-agent.',
+    args: SubagentStatusArgs,
+  },
+  {
+    name: 'subagent.await',
+    description: 'Wait for a sub-agent started with mode async (or the next answer of a warm one).',
+    args: SubagentAwaitArgs,
+  },
+  {
+    name: 'subagent.list',
+    description: 'Your sub-agents and their status.',
+    args: SubagentListArgs,
+  },
+  { name: 'memory.get', description: 'Read a value from durable memory.', args: MemoryGetArgs },
+  {
+    name: 'memory.set',
+    description: 'Store a value in durable memory, optionally for a limited time.',
+    args: MemorySetArgs,
+  },
+  {
+    name: 'memory.list',
+    description: 'List memory keys, optionally those starting with a prefix.',
+    args: MemoryListArgs,
+  },
+  {
+    name: 'memory.delete',
+    description: 'Remove a value from durable memory.',
+    args: MemoryDeleteArgs,
+  },
+  {
+    name: 'sleep',
+    description: 'Wait for a number of milliseconds (at most 10 minutes), then continue.',
+    args: SleepArgs,
+  },
+  {
+    name: 'ask_human',
+    description: 'Ask a person a question and wait for the answer.',
+    args: AskHumanArgs,
+  },
+];
+
+let definitions: readonly ToolDef[] | undefined;
+
+/** Every internal tool's definition (built once, on first use). */
+export function internalToolDefs(): readonly ToolDef[] {
+  definitions ??= CATALOG.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }),
+  }));
+  return definitions;
+}
 
 export function isInternalTool(name: string): boolean {
-  return INTERNAL_TOOLS.some((tool) => tool.name === name);
+  return CATALOG.some((tool) => tool.name === name);
+}
+
+/** The zod schema of an internal tool's arguments. */
+export function internalToolArgs(name: string): z.ZodType | undefined {
+  return CATALOG.find((tool) => tool.name === name)?.args;
 }

@@ -1,4 +1,4 @@
-import type { JsonObject, ToolCall, ToolDef } from '../protocol/index.js';
+import type { JsonObject, ToolCall, ToolDef, TranscriptMessage } from '../protocol/index.js';
 
 /** What a tool call produced: content for the model, and whether it is an error it should see. */
 export interface ToolOutput {
@@ -24,6 +24,8 @@ export interface ToolCallContext {
   /** The model's id for this call. */
   callId: string;
   meta?: CallMeta;
+  /** The transcript as it stood before the step that made this call (what a fork inherits). */
+  history?: () => readonly TranscriptMessage[];
 }
 
 /** Where a tool comes from; on a name clash the earlier kind wins (internal > builtin > mcp). */

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactPayload } from '../../src/protocol/index.js';
 import { SqliteStore } from '../../src/store/index.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import type { NodeRecord } from '../../src/supervisor/index.js';
 import { testPayload } from '../helpers/payloads.js';
 
@@ -142,7 +143,7 @@ describe('SqliteStore', () => {
     new SqliteStore(path).close();
     const raw = new Database(path, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     raw.close();
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentFrame } from '../../src/protocol/index.js';
-import { NodeRunner } from '../../src/supervisor/index.js';
+import { ChildProcess, NodeRunner } from '../../src/supervisor/index.js';
 import { FAST_TIMING, fixtureChild, testPayload } from '../helpers/payloads.js';
 
 function runner(
@@ -13,8 +13,10 @@ function runner(
 ): NodeRunner {
   return new NodeRunner({
     payload: testPayload({ warm: true }),
-    command: fixtureChild('flaky-warm'),
-    env: { PATH: process.env.PATH, ...env },
+    startChild: () => {
+      const { command, args } = fixtureChild('flaky-warm');
+      return new ChildProcess({ command, args, env: { PATH: process.env.PATH, ...env } });
+    },
     timing: { ...FAST_TIMING, restartBaseMs: 20, restartCapMs: 100 },
     now: () => Date.now(),
     handlers: {

@@ -1,0 +1,43 @@
+import type { AgentFrame, ControlFrame, ProtocolViolation } from '../protocol/index.js';
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the child could not be started at all. */
+  error?: Error;
+}
+
+/** Where a child's output goes once someone supervises it. */
+export interface ChildListeners {
+  /** Frames the child wrote, in order. */
+  onFrame(frame: AgentFrame): void;
+  onViolation(violation: ProtocolViolation): void;
+  /** Each complete line of the child's log. */
+  onStderr?(line: string): void;
+}
+
+/**
+ * The running side of a node, whatever runs it: an OS process (`process` provider) or an agent in
+ * this process behind an in-memory channel (`spawn`, `fork`). Both speak protocol v1, so the same
+ * supervision — liveness, kill ladder, synthetic outcomes — applies to every provider.
+ */
+export interface ChildHandle {
+  /** The OS process id, for a process child. */
+  readonly pid: number | undefined;
+  /** Resolves once the child has ended and every frame it wrote has been delivered. */
+  readonly exited: Promise<ProcessExit>;
+  hasExited(): boolean;
+  /** Routes the child's output (and anything it wrote before this call) to `listeners`. */
+  attach(listeners: ChildListeners): void;
+  /** Sends a control frame; false when the child's input is gone. */
+  send(frame: ControlFrame): boolean;
+  /** Closes the child's input: it winds down when it sees the end. */
+  closeInput(): void;
+  /**
+   * SIGTERM asks the child to stop (a process group is signalled; an in-process child sees its
+   * input end); SIGKILL ends it at once (an in-process child is abandoned and reported exited).
+   */
+  signalGroup(signal: 'SIGTERM' | 'SIGKILL'): void;
+  /** The last lines of the child's log, for error reports. */
+  stderrTail(): string[];
+}

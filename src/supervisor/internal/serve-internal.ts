@@ -1,0 +1,108 @@
+import { formatIssues, type AgentFrame } from '../../protocol/index.js';
+import {
+  AskHumanArgs,
+  internalToolArgs,
+  MemoryDeleteArgs,
+  MemoryGetArgs,
+  MemoryListArgs,
+  MemorySetArgs,
+  SleepArgs,
+  SubagentAwaitArgs,
+  SubagentKillArgs,
+  SubagentRunArgs,
+  SubagentSendArgs,
+  SubagentStatusArgs,
+} from '../../tools/index.js';
+import type { HumanGates } from '../human-gates.js';
+import type { LiveNode } from '../live-node.js';
+import type { RunStore } from '../store-port.js';
+import { memoryTools } from './memory-tools.js';
+import { subagentTools, type SubagentApi } from './subagent-tools.js';
+import { fail, ok, type ToolAnswer } from './tool-answer.js';
+
+type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
+
+export interface InternalToolContext {
+  subagents: SubagentApi;
+  store: RunStore;
+  humans: HumanGates;
+  now(): number;
+}
+
+/**
+ * Serves the internal tools a child sends up as `tool_request`. Arguments are validated here,
+ * where they arrive, whatever the child checked: a bad one is a tool error naming the field.
+ */
+export async function serveInternal(
+  context: InternalToolContext,
+  caller: LiveNode,
+  frame: ToolRequest,
+): Promise<ToolAnswer> {
+  const schema = internalToolArgs(frame.name);
+  if (schema === undefined)
+    return fail(`The supervisor does not serve a tool named \`${frame.name}\`.`);
+  const parsed = schema.safeParse(frame.args, { reportInput: true });
+  if (!parsed.success)
+    return fail(`Invalid arguments for \`${frame.name}\`: ${formatIssues(parsed.error.issues)}.`);
+  const { subagents, store } = context;
+  const now = context.now();
+  switch (frame.name) {
+    case 'subagent.run':
+      return subagentTools.run(subagents, caller, SubagentRunArgs.parse(parsed.data));
+    case 'subagent.send':
+      return subagentTools.send(subagents, caller, SubagentSendArgs.parse(parsed.data));
+    case 'subagent.kill':
+      return subagentTools.kill(subagents, caller, SubagentKillArgs.parse(parsed.data));
+    case 'subagent.status':
+      return subagentTools.status(subagents, caller, SubagentStatusArgs.parse(parsed.data));
+    case 'subagent.await':
+      return subagentTools.await(subagents, caller, SubagentAwaitArgs.parse(parsed.data));
+    case 'subagent.list':
+      return subagentTools.list(subagents, caller);
+    case 'memory.get':
+      return memoryTools.get(store, MemoryGetArgs.parse(parsed.data), now);
+    case 'memory.set':
+      return memoryTools.set(store, MemorySetArgs.parse(parsed.data), now);
+    case 'memory.list':
+      return memoryTools.list(store, MemoryListArgs.parse(parsed.data), now);
+    case 'memory.delete':
+      return memoryTools.delete(store, MemoryDeleteArgs.parse(parsed.data));
+    case 'sleep': {
+      const { ms } = SleepArgs.parse(parsed.data);
+      await sleep(ms, caller.stopped.signal);
+      return caller.stopped.signal.aborted
+        ? fail('Sleep interrupted: the node is stopping.')
+        : ok(`Slept ${ms} ms.`);
+    }
+    case 'ask_human': {
+      const args = AskHumanArgs.parse(parsed.data);
+      const answer = await context.humans.ask(
+        caller.node.id,
+        args.question,
+        args.choices === undefined ? {} : { choices: args.choices },
+        {
+          signal: caller.stopped.signal,
+        },
+      );
+      return answer.answered ? ok({ answer: answer.answer }) : fail(`No answer: ${answer.reason}.`);
+    }
+    default:
+      return fail(`The supervisor does not serve a tool named \`${frame.name}\`.`);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,103 @@
+import type { Outcome, SpawnPayload } from '../protocol/index.js';
+import type { ChildEnd } from './child-end.js';
+import type { NodeRunner } from './node-runner.js';
+import type { ProviderName } from './providers.js';
+import type { TreeNode } from './tree.js';
+
+/** How a node was started: the root, or a `subagent.run` mode. */
+export type NodeMode = 'root' | 'sync' | 'async' | 'detached' | 'warm' | 'plan';
+
+/**
+ * A node the supervisor is running: its record in the tree, the payload it was minted with
+ * (credentials included: this never leaves the supervisor's memory), and ways to wait for its end
+ * or its next turn.
+ */
+export class LiveNode {
+  readonly node: TreeNode;
+  readonly payload: SpawnPayload;
+  readonly mode: NodeMode;
+  readonly provider: ProviderName;
+  /** Fires when the node is stopped: ends what the supervisor is doing on its behalf. */
+  readonly stopped = new AbortController();
+  runner: NodeRunner | undefined;
+  end: ChildEnd | undefined;
+  /** Set when the node's child never started (the root's failure is rethrown to the caller). */
+  spawnError: Error | undefined;
+  /** The outcome of each turn so far (warm sessions). */
+  readonly turns: Outcome[] = [];
+  /** Turns the parent has already read with `subagent.await`. */
+  awaited = 0;
+  readonly #ended: Promise<ChildEnd>;
+  #resolveEnded!: (end: ChildEnd) => void;
+  #turnWaiters: (() => void)[] = [];
+
+  constructor(node: TreeNode, payload: SpawnPayload, mode: NodeMode, provider: ProviderName) {
+    this.node = node;
+    this.payload = payload;
+    this.mode = mode;
+    this.provider = provider;
+    this.#ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  get isLive(): boolean {
+    return this.end === undefined;
+  }
+
+  /** Resolves with how the node ended. */
+  ended(): Promise<ChildEnd> {
+    return this.#ended;
+  }
+
+  markEnded(end: ChildEnd): void {
+    if (this.end !== undefined) return;
+    this.end = end;
+    this.#resolveEnded(end);
+    this.#wakeTurns();
+  }
+
+  recordTurn(outcome: Outcome): void {
+    this.turns.push(outcome);
+    this.#wakeTurns();
+  }
+
+  /**
+   * Waits for the node to end, or for its turn number `turn` (1-based) when it is warm, giving up
+   * after `timeoutMs` or when `signal` fires. Resolves `undefined` when it gave up.
+   */
+  async waitFor(options: {
+    turn?: number;
+    timeoutMs?: number;
+    signal: AbortSignal;
+  }): Promise<ChildEnd | Outcome | undefined> {
+    const settled = (): ChildEnd | Outcome | undefined => {
+      if (options.turn !== undefined && this.turns.length >= options.turn)
+        return this.turns[options.turn - 1];
+      return this.end;
+    };
+    const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+    for (;;) {
+      const done = settled();
+      if (done !== undefined || options.signal.aborted) return done;
+      const remaining = deadline === undefined ? undefined : deadline - Date.now();
+      if (remaining !== undefined && remaining <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const finish = (): void => {
+          if (timer !== undefined) clearTimeout(timer);
+          options.signal.removeEventListener('abort', finish);
+          resolve();
+        };
+        const timer = remaining === undefined ? undefined : setTimeout(finish, remaining);
+        options.signal.addEventListener('abort', finish, { once: true });
+        this.#turnWaiters.push(finish);
+      });
+    }
+  }
+
+  #wakeTurns(): void {
+    const waiters = this.#turnWaiters;
+    this.#turnWaiters = [];
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,48 @@
+import { matchesToolPattern, type McpServerSpec } from '../protocol/index.js';
+
+/** Is every name `narrow` allows also allowed by `wide`? (Patterns: `*`, exact, `prefix*`.) */
+export function patternWithin(narrow: string, wide: string): boolean {
+  if (wide === '*') return true;
+  if (narrow === '*') return false;
+  if (!narrow.endsWith('*')) return matchesToolPattern(narrow, wide);
+  // A prefix pattern is within another prefix pattern whose prefix starts it.
+  return wide.endsWith('*') && narrow.slice(0, -1).startsWith(wide.slice(0, -1));
+}
+
+/**
+ * The meet of two tool grants (`undefined` = unnarrowed): exactly the names both allow. With these
+ * patterns, two that both match a name are always nested, so keeping each pattern of one side that
+ * lies within the other side gives the meet.
+ */
+export function meetToolGrants(
+  parent: readonly string[] | undefined,
+  requested: readonly string[] | undefined,
+): string[] | undefined {
+  if (parent === undefined) return requested === undefined ? undefined : [...new Set(requested)];
+  if (requested === undefined) return [...parent];
+  const kept = [
+    ...requested.filter((r) => parent.some((p) => patternWithin(r, p))),
+    ...parent.filter((p) => requested.some((r) => patternWithin(p, r))),
+  ];
+  return [...new Set(kept)];
+}
+
+/**
+ * The servers a child gets: the named subset of its parent's (all of them when none are named).
+ * A name the parent does not hold is an error, never silently dropped.
+ */
+export function narrowServers(
+  parent: readonly McpServerSpec[],
+  requested: readonly string[] | undefined,
+): { ok: true; servers: McpServerSpec[] } | { ok: false; reason: string } {
+  if (requested === undefined) return { ok: true, servers: [...parent] };
+  const unknown = requested.filter((name) => !parent.some((server) => server.name === name));
+  if (unknown.length > 0) {
+    const yours = parent.map((server) => `\`${server.name}\``).join(', ') || 'none';
+    return {
+      ok: false,
+      reason: `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')} (yours: ${yours})`,
+    };
+  }
+  return { ok: true, servers: parent.filter((server) => requested.includes(server.name)) };
+}

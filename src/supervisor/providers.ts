@@ -1,0 +1,101 @@
+import { createModelClient } from '../intel/index.js';
+import { ArborError, type SpawnPayload } from '../protocol/index.js';
+import type { ChildCommand } from './child-entry.js';
+import type { ChildHandle } from './child-handle.js';
+import type { ChildPool } from './child-pool.js';
+import { ChildProcess } from './child-process.js';
+import { InMemoryChild } from './in-memory-child.js';
+
+export const PROVIDER_NAMES = ['process', 'spawn', 'fork'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/**
+ * What a provider can enforce at a child's creation. A request that needs a capability its
+ * provider lacks fails before any child exists: never accepted and then ignored.
+ */
+export interface ProviderCapabilities {
+  /** The result can be held to a JSON Schema. */
+  outputSchema: boolean;
+  /** The depth cap is enforced for the child's own delegations. */
+  depthLimit: boolean;
+  /** The child's tools can be narrowed to an allow-list. */
+  toolFilter: boolean;
+  /** The child's system prompt can carry a persona. */
+  persona: boolean;
+  /** Descriptive: the child starts from the parent's conversation. */
+  inheritsParentContext: boolean;
+}
+
+export interface StartContext {
+  payload: SpawnPayload;
+  command: ChildCommand;
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  pool?: ChildPool;
+}
+
+/** How a node's child is run. Every provider yields a handle speaking protocol v1. */
+export interface Provider {
+  name: ProviderName;
+  capabilities: ProviderCapabilities;
+  start(context: StartContext): ChildHandle;
+}
+
+const ALL: Omit<ProviderCapabilities, 'inheritsParentContext'> = {
+  outputSchema: true,
+  depthLimit: true,
+  toolFilter: true,
+  persona: true,
+};
+
+const inProcess = (): ChildHandle =>
+  new InMemoryChild({ connectModel: (config, options) => createModelClient(config, options) });
+
+/** The built-in providers. */
+export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
+  /** A separate OS process: full isolation, killable, costs a process start (or a pooled child). */
+  process: {
+    name: 'process',
+    capabilities: { ...ALL, inheritsParentContext: false },
+    start: ({ payload, command, env, cwd, pool }) =>
+      (payload.tls_ca === undefined ? pool?.take() : undefined) ??
+      new ChildProcess({
+        command: command.command,
+        args: command.args,
+        env,
+        ...(cwd === undefined ? {} : { cwd }),
+      }),
+  },
+  /** In this process, with a fresh conversation: cheap, no isolation of memory or CPU. */
+  spawn: {
+    name: 'spawn',
+    capabilities: { ...ALL, inheritsParentContext: false },
+    start: inProcess,
+  },
+  /** In this process, starting from the parent's completed steps. */
+  fork: { name: 'fork', capabilities: { ...ALL, inheritsParentContext: true }, start: inProcess },
+};
+
+/** What a spawn request asks of its provider. */
+export interface CapabilityNeeds {
+  outputSchema: boolean;
+  toolFilter: boolean;
+  persona: boolean;
+  depthLimit: boolean;
+}
+
+/** Refuses a request that needs a capability the provider lacks, naming it. */
+export function requireCapabilities(provider: Provider, needs: CapabilityNeeds): void {
+  const missing = (['outputSchema', 'toolFilter', 'persona', 'depthLimit'] as const).filter(
+    (flag) => needs[flag] && !provider.capabilities[flag],
+  );
+  if (missing.length > 0) {
+    throw new ArborError(
+      'usage',
+      `provider \`${provider.name}\` cannot enforce ${missing.map((m) => `\`${m}\``).join(', ')}, which this request needs`,
+      {
+        details: { provider: provider.name, missing },
+      },
+    );
+  }
+}

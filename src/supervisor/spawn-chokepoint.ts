@@ -1,0 +1,167 @@
+import {
+  allowedTools,
+  meetCaveats,
+  narrowTools,
+  stripAllowList,
+  topCaveats,
+  type Caveats,
+  type SpawnPayload,
+} from '../protocol/index.js';
+import { meetPathScopes, type SubagentRunArgs } from '../tools/index.js';
+import { meetToolGrants, narrowServers } from './narrowing.js';
+import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
+import type { SpawnRate } from './spawn-rate.js';
+import type { Tree, TreeNode } from './tree.js';
+
+/** The caps every spawn is checked against. */
+export interface SpawnLimits {
+  /** Deepest depth a node may have (the root is 0). */
+  maxDepth: number;
+  /** Live children one node may have at once. */
+  maxBreadth: number;
+  /** Nodes the run may create in all, the root excluded. */
+  maxTotal: number;
+}
+
+export const DEFAULT_SPAWN_LIMITS: SpawnLimits = { maxDepth: 3, maxBreadth: 8, maxTotal: 64 };
+
+/** What the chokepoint needs to know about the caller: its record, never its claims. */
+export interface Caller {
+  node: TreeNode;
+  /** The caller's own payload, as minted (credentials included; never leaves the supervisor). */
+  payload: SpawnPayload;
+  /** Children of the caller still running. */
+  liveChildren: number;
+}
+
+export interface ChokepointContext {
+  tree: Tree;
+  limits: SpawnLimits;
+  rate: SpawnRate;
+  cwd: string;
+  now: number;
+  /** Budget admission (the ledger); a string is the refusal. */
+  admitBudget?(caller: Caller): string | undefined;
+  /** Authority checks over the child's narrowed grant (trifecta, policy); a string is the refusal. */
+  checkGrant?(payload: SpawnPayload, caller: Caller): string | undefined;
+}
+
+/** A spawn the chokepoint let through: the child's payload minus what only the tree can mint. */
+export interface Admitted {
+  ok: true;
+  provider: Provider;
+  mode: NonNullable<SubagentRunArgs['mode']>;
+  /** Everything but `telemetry` and `depth`, which the supervisor stamps when it mints the node. */
+  payload: Omit<SpawnPayload, 'telemetry' | 'depth'>;
+}
+
+export interface Refused {
+  ok: false;
+  /** Says which limit or rule refused, with numbers: "depth 2 exceeds max_depth 1". */
+  reason: string;
+}
+
+/**
+ * The one function every spawn goes through — `subagent.run`, a plan leaf — with its gates in
+ * order: instruction, mode, depth (from the caller's record), breadth, total, spawn rate, budget,
+ * then the child's grant is narrowed from the caller's and checked (servers, tools, caveats,
+ * trifecta and policy, provider capabilities). A refusal is returned, never thrown: the model
+ * reads it as a tool error and can adapt.
+ */
+export function admitSpawn(
+  caller: Caller,
+  args: SubagentRunArgs,
+  context: ChokepointContext,
+): Admitted | Refused {
+  const refuse = (reason: string): Refused => ({ ok: false, reason });
+  if (args.instruction.trim() === '')
+    return refuse('the instruction is empty: say what the sub-agent should do');
+  const mode = args.mode ?? 'sync';
+  const depth = caller.node.depth + 1;
+  if (depth > context.limits.maxDepth)
+    return refuse(`depth ${depth} exceeds max_depth ${context.limits.maxDepth}`);
+  if (caller.liveChildren >= context.limits.maxBreadth) {
+    return refuse(
+      `breadth: node ${caller.node.path} already has ${caller.liveChildren} running sub-agents (max_breadth ${context.limits.maxBreadth})`,
+    );
+  }
+  const spawned = context.tree.size - 1;
+  if (spawned >= context.limits.maxTotal)
+    return refuse(
+      `total: the run already has ${spawned} sub-agents (max_total ${context.limits.maxTotal})`,
+    );
+  if (!context.rate.take(context.now))
+    return refuse('spawn rate exceeded: wait before starting more sub-agents');
+  const budget = context.admitBudget?.(caller);
+  if (budget !== undefined) return refuse(budget);
+
+  const servers = narrowServers(caller.payload.mcp_servers, args.servers);
+  if (!servers.ok) return refuse(servers.reason);
+  const provider = PROVIDERS[args.provider ?? 'process'];
+  try {
+    requireCapabilities(provider, {
+      outputSchema: args.output_schema !== undefined,
+      toolFilter: args.tools !== undefined,
+      persona: args.persona !== undefined,
+      depthLimit: true,
+    });
+  } catch (error) {
+    return refuse(error instanceof Error ? error.message : String(error));
+  }
+  const tools = meetToolGrants(allowedTools(caller.payload), args.tools);
+  const base: Omit<SpawnPayload, 'telemetry' | 'depth'> = {
+    ...caller.payload,
+    instruction: args.instruction,
+    ...optional('output_contract', args.output_contract),
+    context_seed: stripAllowList(
+      (args.context ?? []).map((m) => ({ role: m.role, content: m.content })),
+    ),
+    history: [],
+    mcp_servers: servers.servers,
+    gated_tools: [],
+    limits: { ...caller.payload.limits, max_depth: context.limits.maxDepth - depth },
+    warm: mode === 'warm',
+    role: 'agent',
+    ...optional('output_schema', args.output_schema),
+    caveats: meetGrant(caller.payload.caveats, args.caveats, context.cwd),
+    ...optional('persona', args.persona),
+    orchestrator: {
+      name: `arbor node ${caller.node.path}`,
+      role: summarize(caller.node.instruction),
+    },
+  };
+  // The seed must not carry the caller's own fields that do not pass down.
+  delete base.turn;
+  if (args.output_schema === undefined) delete base.output_schema;
+  if (args.persona === undefined) delete base.persona;
+  if (args.output_contract === undefined) delete base.output_contract;
+  const payload = tools === undefined ? base : narrowTools(base as SpawnPayload, tools);
+  const grant = context.checkGrant?.(payload as SpawnPayload, caller);
+  if (grant !== undefined) return refuse(grant);
+  return { ok: true, provider, mode, payload };
+}
+
+/** `parent ⊓ requested`: paths met as paths, the other axes exactly. An axis not requested stays the parent's. */
+function meetGrant(parent: Caveats, requested: SubagentRunArgs['caveats'], cwd: string): Caveats {
+  if (requested === undefined) return parent;
+  const asked: Caveats = { ...topCaveats(), ...(stripUndefined(requested) as Partial<Caveats>) };
+  const exact = meetCaveats(parent, asked);
+  return {
+    ...exact,
+    fs_read: meetPathScopes(parent.fs_read, asked.fs_read, { cwd }),
+    fs_write: meetPathScopes(parent.fs_write, asked.fs_write, { cwd }),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function summarize(instruction: string): string {
+  const line = instruction.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,29 @@
+/**
+ * A token bucket for spawns: at most `count` spawns in a burst, refilled at `count` per `perMs`.
+ * Refill is computed when asked, so an idle bucket costs nothing.
+ */
+export class SpawnRate {
+  readonly #count: number;
+  readonly #perMs: number;
+  #tokens: number;
+  #at: number;
+
+  constructor(count: number, perMs: number, now: number) {
+    this.#count = count;
+    this.#perMs = perMs;
+    this.#tokens = count;
+    this.#at = now;
+  }
+
+  /** Takes a token if one is left; false means the rate is exceeded. */
+  take(now: number): boolean {
+    this.#tokens = Math.min(
+      this.#count,
+      this.#tokens + ((now - this.#at) * this.#count) / this.#perMs,
+    );
+    this.#at = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
