@@ -1,5 +1,5 @@
 import type { ModelClient } from '../intel/model.js';
-import type { SessionHooks } from '../loop/index.js';
+import type { OutputCapture, SessionHooks } from '../loop/index.js';
 import type { SpawnPayload } from '../protocol/index.js';
 import type { ToolHost } from '../tools/index.js';
 import { admitOverChannel } from './admission.js';
@@ -17,6 +17,8 @@ export interface ChildContext {
   tools: ToolHost;
   /** Offer `finish` to the model (false when the allow-list excludes it). */
   offerFinish: boolean;
+  /** The capture tool's state, when the result must match an output schema. */
+  capture: OutputCapture | undefined;
 }
 
 /** Session hooks that report over the control channel and honour pause and budget. */

@@ -1,5 +1,5 @@
 import type { ToolDef } from '../protocol/index.js';
-import type { Tool } from '../tools/index.js';
+import { HISTORY_ARG, type Tool } from '../tools/index.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 
@@ -11,10 +11,14 @@ export function remoteTool(def: ToolDef, channel: ControlChannel, writer: FrameW
   return {
     def,
     run: async (args, context) => {
+      // A fork starts from the caller's conversation: the runtime (never the model) attaches it.
+      const { [HISTORY_ARG]: _forged, ...rest } = args;
+      const forking = def.name === 'subagent.run' && rest.provider === 'fork';
+      const sent = forking ? { ...rest, [HISTORY_ARG]: [...(context.history?.() ?? [])] } : rest;
       const reply = await channel.toolReplies.request(
         `tool \`${def.name}\``,
         (id) => {
-          writer.send({ type: 'tool_request', id, name: def.name, args });
+          writer.send({ type: 'tool_request', id, name: def.name, args: sent });
         },
         { signal: context.signal },
       );

@@ -17,6 +17,7 @@ export async function runAgent(context: ChildContext): Promise<void> {
       orchestrator: payload.orchestrator,
       persona: payload.persona,
       outputContract: payload.output_contract,
+      structuredOutput: context.capture !== undefined,
       depth: payload.depth,
     }),
     transcript: [
@@ -27,6 +28,14 @@ export async function runAgent(context: ChildContext): Promise<void> {
     hooks: channelHooks(context),
     logContent: payload.telemetry.log_content,
     offerFinish: context.offerFinish,
+    ...(context.capture === undefined ? {} : { capture: context.capture }),
+    identity: {
+      runId: payload.telemetry.run_id,
+      nodeId: payload.telemetry.node_id,
+      ...(payload.telemetry.traceparent === undefined
+        ? {}
+        : { traceparent: payload.telemetry.traceparent }),
+    },
   });
 
   let report = await runTurnWithSwaps(context, session, undefined);

@@ -10,6 +10,7 @@ import {
   toErrorPayload,
   type IntelConfig,
 } from '../protocol/index.js';
+import { OutputCapture } from '../loop/index.js';
 import { internalToolDefs, ToolSet } from '../tools/index.js';
 import type { ChildContext } from './child-context.js';
 import { ControlChannel } from './control-channel.js';
@@ -76,9 +77,15 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
   });
 
   const allow = allowedTools(payload);
+  const schema = payload.role === 'turn' ? payload.turn?.output_schema : payload.output_schema;
+  const capture = schema === undefined ? undefined : new OutputCapture(schema);
+  // The capture tool is the only way to answer a structured request: no allow-list hides it.
   const tools = new ToolSet(
-    internalToolDefs().map((def) => remoteTool(def, channel, writer)),
-    allow,
+    [
+      ...(capture === undefined ? [] : [capture.tool]),
+      ...internalToolDefs().map((def) => remoteTool(def, channel, writer)),
+    ],
+    allow === undefined || capture === undefined ? allow : [...allow, capture.tool.def.name],
   );
   const context: ChildContext = {
     payload,
@@ -88,6 +95,7 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
     model,
     tools,
     offerFinish: isToolAllowed('finish', allow),
+    capture,
   };
 
   writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });

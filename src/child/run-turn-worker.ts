@@ -18,6 +18,14 @@ export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Prom
     hooks,
     logContent: payload.telemetry.log_content,
     offerFinish: context.offerFinish,
+    ...(context.capture === undefined ? {} : { capture: context.capture }),
+    identity: {
+      runId: payload.telemetry.run_id,
+      nodeId: payload.telemetry.node_id,
+      ...(payload.telemetry.traceparent === undefined
+        ? {}
+        : { traceparent: payload.telemetry.traceparent }),
+    },
   });
   const report = await session.runTurn(undefined, { signal: context.channel.signal });
   writer.send({
@@ -27,6 +35,7 @@ export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Prom
       status: report.outcome.status,
       messages: report.messages,
       ...(report.text === undefined ? {} : { text: report.text }),
+      ...(context.capture?.committed === true ? { value: context.capture.value } : {}),
       usage: report.usage,
       rounds: report.rounds,
       tool_calls: report.toolCalls,

@@ -13,6 +13,7 @@ import type { ToolHost } from '../tools/index.js';
 import { FINISH_TOOL, FINISH_TOOL_NAME, readFinish } from './finish-tool.js';
 import { checkGuards, type Stop, type TurnBounds } from './guards.js';
 import { LoopDetector } from './loop-detector.js';
+import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME, type OutputCapture } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
 import { runToolRound } from './tool-round.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
@@ -46,6 +47,13 @@ export interface SessionOptions {
   logContent?: boolean;
   /** Offer the `finish` tool (default true; off when an allow-list excludes it). */
   offerFinish?: boolean;
+  /**
+   * Structured output: the run completes only when the model submits a valid value to the capture
+   * tool (which the tool host must list); a model that keeps answering in prose ends `failed`.
+   */
+  capture?: OutputCapture;
+  /** Who this session is, stamped on calls that leave the process (MCP `_meta`). */
+  identity?: { runId: string; nodeId: string; traceparent?: string };
   now?: () => number;
 }
 
@@ -103,6 +111,8 @@ export class AgentSession {
     input: TranscriptMessage | undefined,
     options: { signal: AbortSignal },
   ): Promise<TurnReport> {
+    // Tool lists (an MCP server that announced a change) are brought up to date between turns only.
+    await this.#options.tools.refresh?.({ signal: options.signal });
     const turn = new TurnRun(
       this.#options,
       this.#model,
@@ -137,6 +147,7 @@ class TurnRun {
   #usage: Usage = ZERO_USAGE;
   #steps = 0;
   #toolCalls = 0;
+  #reminders = 0;
   #text: string | undefined;
 
   constructor(
@@ -173,7 +184,23 @@ class TurnRun {
       if ('status' in response) return this.#end(response.status, response.reason);
 
       const calls = response.toolCalls;
-      if (calls.length === 0) return this.#end('completed', undefined);
+      const { capture } = this.#options;
+      if (calls.length === 0) {
+        if (capture === undefined) return this.#end('completed', undefined);
+        if (this.#reminders >= SUBMIT_REMINDERS) {
+          return this.#end(
+            'failed',
+            `no valid value was submitted to \`${SUBMIT_TOOL_NAME}\` after ${SUBMIT_REMINDERS} reminders`,
+          );
+        }
+        this.#reminders += 1;
+        this.#transcript.push({
+          role: 'user',
+          text: `Your answer must be submitted by calling \`${SUBMIT_TOOL_NAME}\` with arguments that match the result schema. Call it now.`,
+          ts: this.#now(),
+        });
+        continue;
+      }
 
       const looping = this.#loops.record(calls);
       if (looping !== undefined) {
@@ -186,6 +213,8 @@ class TurnRun {
       const finish = await this.#runTools(calls);
       if (this.#signal.aborted)
         return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
+      if (capture?.committed === true)
+        return this.#end('completed', undefined, undefined, { value: capture.value });
       if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
     }
   }
@@ -303,17 +332,46 @@ class TurnRun {
         return { content: 'Finished.', isError: false };
       },
     };
+    // What a fork would inherit: the transcript before the step that delegates.
+    const before = this.#transcript.slice(0, -1);
+    const { identity } = this.#options;
+    const step = this.#steps;
     const results = await runToolRound(calls, finishHost, this.#signal, {
       onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
       logContent: logContent === true,
       now: this.#now,
+      contextFor: (_call, index) => ({
+        history: () => before,
+        ...(identity === undefined
+          ? {}
+          : {
+              meta: {
+                runId: identity.runId,
+                nodeId: identity.nodeId,
+                idempotencyKey: `${identity.runId}/${identity.nodeId}#${step}.${index}`,
+                ...(identity.traceparent === undefined
+                  ? {}
+                  : { traceparent: identity.traceparent }),
+              },
+            }),
+      }),
     });
     this.#transcript.push(...results);
     return finish;
   }
 
-  #end(status: TerminalStatus, reason: string | undefined, finish?: Finish): TurnReport {
-    const result = finish === undefined ? (this.#text ?? null) : finish.output;
+  #end(
+    status: TerminalStatus,
+    reason: string | undefined,
+    finish?: Finish,
+    captured?: { value: unknown },
+  ): TurnReport {
+    const result =
+      captured !== undefined
+        ? captured.value
+        : finish === undefined
+          ? (this.#text ?? null)
+          : finish.output;
     const partial = status !== 'completed' && status !== 'refused';
     this.#options.hooks?.onEvent?.('loop.stop', {
       status,

@@ -4,6 +4,8 @@ export interface SystemPromptParts {
   orchestrator?: Orchestrator | undefined;
   persona?: string | undefined;
   outputContract?: string | undefined;
+  /** The result must be submitted through the capture tool. */
+  structuredOutput?: boolean;
   depth: number;
 }
 
@@ -27,6 +29,11 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   if (parts.outputContract !== undefined && parts.outputContract.trim() !== '') {
     sections.push(
       `Output contract (your result is checked against it): ${parts.outputContract.trim()}`,
+    );
+  }
+  if (parts.structuredOutput === true) {
+    sections.push(
+      'Result: your final answer is a structured value. Submit it by calling `output.submit` with arguments matching its schema; that call is your answer. Do not answer in prose.',
     );
   }
   return sections.join('\n\n');

@@ -1,10 +1,12 @@
 import type { ToolCall, TranscriptMessage } from '../protocol/index.js';
-import type { ToolHost, ToolOutput } from '../tools/index.js';
+import type { ToolCallContext, ToolHost, ToolOutput } from '../tools/index.js';
 
 export interface RoundHooks {
   onEvent(kind: string, fields: Record<string, unknown>): void;
   logContent: boolean;
   now(): number;
+  /** The context each call runs with (its metadata, the history a fork would inherit). */
+  contextFor(call: ToolCall, index: number): Omit<ToolCallContext, 'signal' | 'callId'>;
 }
 
 /**
@@ -18,14 +20,18 @@ export async function runToolRound(
   hooks: RoundHooks,
 ): Promise<TranscriptMessage[]> {
   const outputs = await Promise.all(
-    calls.map(async (call): Promise<ToolOutput> => {
+    calls.map(async (call, index): Promise<ToolOutput> => {
       const started = hooks.now();
       hooks.onEvent('tool.call', {
         id: call.id,
         name: call.name,
         ...(hooks.logContent ? { args: call.args } : {}),
       });
-      const output = await tools.call(call, { signal, callId: call.id });
+      const output = await tools.call(call, {
+        ...hooks.contextFor(call, index),
+        signal,
+        callId: call.id,
+      });
       hooks.onEvent('tool.result', {
         id: call.id,
         name: call.name,

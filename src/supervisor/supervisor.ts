@@ -8,6 +8,7 @@ import {
   type SpawnPayload,
   type SpawnPayloadInput,
   type SwapPolicy,
+  type TranscriptMessage,
   type Usage,
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
@@ -164,6 +165,7 @@ export class Supervisor {
   spawnChild(
     caller: LiveNode,
     args: SubagentRunArgs,
+    history: TranscriptMessage[] = [],
   ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
     const decision = admitSpawn(
       {
@@ -186,7 +188,11 @@ export class Supervisor {
       return decision;
     }
     const node = this.tree.mintChild(caller.node.id, args.instruction, this.#now());
-    const child = this.#start(node, decision.payload, decision.mode, decision.provider.name);
+    // Only a fork starts from the caller's conversation; every other child starts fresh.
+    const payload = decision.provider.capabilities.inheritsParentContext
+      ? { ...decision.payload, history }
+      : decision.payload;
+    const child = this.#start(node, payload, decision.mode, decision.provider.name);
     return { ok: true, child };
   }
 
@@ -301,7 +307,7 @@ export class Supervisor {
 
   #subagentApi(): SubagentApi {
     return {
-      spawn: (caller, args) => this.spawnChild(caller, args),
+      spawn: (caller, args, history) => this.spawnChild(caller, args, history),
       children: (caller) =>
         caller.node.children
           .map((id) => this.#nodeById(id))

@@ -1,5 +1,6 @@
 export {
   AskHumanArgs,
+  HISTORY_ARG,
   internalToolArgs,
   internalToolDefs,
   isInternalTool,

@@ -9,6 +9,13 @@ import { CaveatsSchema, SeedMessageSchema, type ToolDef } from '../protocol/inde
  * model sees is generated from it.
  */
 
+/**
+ * The argument of `subagent.run` through which a child runtime hands the supervisor its own
+ * transcript for a `fork`. The runtime sets it (and removes one the model wrote), so it is data
+ * the caller already holds, never a grant.
+ */
+export const HISTORY_ARG = '_history';
+
 const Handle = z.string().min(1).describe('The handle `subagent.run` returned, such as `n3`.');
 
 export const SubagentRunArgs = z.strictObject({

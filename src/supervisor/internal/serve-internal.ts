@@ -1,6 +1,7 @@
-import { formatIssues, type AgentFrame } from '../../protocol/index.js';
+import { formatIssues, TranscriptMessageSchema, type AgentFrame } from '../../protocol/index.js';
 import {
   AskHumanArgs,
+  HISTORY_ARG,
   internalToolArgs,
   MemoryDeleteArgs,
   MemoryGetArgs,
@@ -22,6 +23,8 @@ import { fail, ok, type ToolAnswer } from './tool-answer.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 
+const HistorySchema = TranscriptMessageSchema.array();
+
 export interface InternalToolContext {
   subagents: SubagentApi;
   store: RunStore;
@@ -41,14 +44,21 @@ export async function serveInternal(
   const schema = internalToolArgs(frame.name);
   if (schema === undefined)
     return fail(`The supervisor does not serve a tool named \`${frame.name}\`.`);
-  const parsed = schema.safeParse(frame.args, { reportInput: true });
+  const { [HISTORY_ARG]: history, ...args } = frame.args;
+  const parsed = schema.safeParse(args, { reportInput: true });
   if (!parsed.success)
     return fail(`Invalid arguments for \`${frame.name}\`: ${formatIssues(parsed.error.issues)}.`);
   const { subagents, store } = context;
   const now = context.now();
   switch (frame.name) {
-    case 'subagent.run':
-      return subagentTools.run(subagents, caller, SubagentRunArgs.parse(parsed.data));
+    case 'subagent.run': {
+      const forked = HistorySchema.safeParse(history ?? []);
+      if (!forked.success)
+        return fail(
+          `Invalid \`${HISTORY_ARG}\` from the child runtime: ${formatIssues(forked.error.issues)}.`,
+        );
+      return subagentTools.run(subagents, caller, SubagentRunArgs.parse(parsed.data), forked.data);
+    }
     case 'subagent.send':
       return subagentTools.send(subagents, caller, SubagentSendArgs.parse(parsed.data));
     case 'subagent.kill':

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Outcome, Usage } from '../../protocol/index.js';
+import type { Outcome, TranscriptMessage, Usage } from '../../protocol/index.js';
 import type {
   SubagentAwaitArgs,
   SubagentKillArgs,
@@ -18,6 +18,7 @@ export interface SubagentApi {
   spawn(
     caller: LiveNode,
     args: SubagentRunArgs,
+    history: TranscriptMessage[],
   ): { ok: true; child: LiveNode } | { ok: false; reason: string };
   /** The caller's direct children. */
   children(caller: LiveNode): LiveNode[];
@@ -63,8 +64,13 @@ export function report(
 }
 
 export const subagentTools = {
-  async run(api: SubagentApi, caller: LiveNode, args: SubagentRunArgs): Promise<ToolAnswer> {
-    const spawned = api.spawn(caller, args);
+  async run(
+    api: SubagentApi,
+    caller: LiveNode,
+    args: SubagentRunArgs,
+    history: TranscriptMessage[],
+  ): Promise<ToolAnswer> {
+    const spawned = api.spawn(caller, args, history);
     if (!spawned.ok) return fail(`subagent.run refused: ${spawned.reason}`);
     const target = spawned.child;
     if (target.mode !== 'sync')
