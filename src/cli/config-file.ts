@@ -9,6 +9,8 @@ import {
   HttpUrlSchema,
   ModelPriceSchema,
   SamplingSchema,
+  ScopeSchema,
+  CountBoundSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
 
@@ -58,9 +60,32 @@ export const ConfigFileSchema = z.strictObject({
       max_tokens: z.number().int().positive().optional(),
       deadline: Duration.optional(),
       max_depth: z.number().int().min(0).optional(),
+      max_breadth: z.number().int().positive().optional(),
+      max_total: z.number().int().positive().optional(),
+      /** Spawns allowed per period across the run, written `8/2s`. */
+      spawn_rate: z
+        .string()
+        .regex(/^\d+\/\d+(ms|s|m|h)$/, 'expected `COUNT/DURATION`, such as `8/2s`')
+        .optional(),
     })
     .optional(),
   budget: z.strictObject({ usd: z.number().positive().optional() }).optional(),
+  agent: z
+    .strictObject({
+      /** What `ask_human` does when no terminal can ask: `fail` at once, or `wait` for `arbor gate answer`. */
+      ask_human_fallback: z.enum(['fail', 'wait']).optional(),
+    })
+    .optional(),
+  /** The run's grant: what the root (and so every descendant) may touch. */
+  grant: z
+    .strictObject({
+      fs_read: ScopeSchema.optional(),
+      fs_write: ScopeSchema.optional(),
+      exec: ScopeSchema.optional(),
+      net: ScopeSchema.optional(),
+      max_calls: CountBoundSchema.optional(),
+    })
+    .optional(),
   store: z.strictObject({ path: z.string().min(1).optional() }).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -2,6 +2,7 @@ import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { mockLlm } from './mock-llm.js';
 import { write, type CliIo } from './output.js';
+import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { RUN_HELP, runCommand } from './run.js';
@@ -16,6 +17,7 @@ Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
+  gate list|answer   questions agents are waiting on, and answering them
   mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin
 
@@ -33,6 +35,7 @@ const COMMANDS: Record<string, Command> = {
     return runCommand(args, io, io.env);
   },
   plan: planCommand,
+  gate: gateCommand,
   'mock-llm': mockLlm,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;

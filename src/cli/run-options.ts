@@ -14,6 +14,11 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean' },
   warm: { type: 'boolean' },
   'mock-llm': { type: 'string' },
+  'ask-fallback': { type: 'string' },
+  'fs-read': { type: 'string' },
+  'fs-write': { type: 'string' },
+  exec: { type: 'string' },
+  net: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -36,6 +41,12 @@ Limits:
   --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h
   --max-depth N            levels of delegation allowed below the root (default 3)
 
+Authority (the run's grant; every agent holds at most this; all, none, or a comma list):
+  --fs-read PATHS          readable paths (default: the working directory)
+  --fs-write PATHS         writable paths (default: the working directory)
+  --exec COMMANDS          commands that may run, matched exactly (default: all)
+  --net HOSTS              reachable hosts (default: all)
+
 Run:
   --warm                   keep the session open: each stdin line is the next message, one
                            answer per line on stdout; end of input closes the session
@@ -43,6 +54,8 @@ Run:
   --config FILE            TOML config (precedence: defaults < file < env < flags)
   --db PATH                the run store (default .arbor/arbor.db; env ARBOR_DB)
   --json                   print a JSON report instead of the bare result
+  --ask-fallback fail|wait when no terminal can ask a person: fail the question (default), or
+                           wait for \`arbor gate answer\` from another shell
 
 Signals: SIGINT/SIGTERM drain the tree (a second one forces), SIGUSR1 pauses every agent at its
 next step, SIGUSR2 resumes, SIGHUP re-reads --config and hot-swaps the intelligence.

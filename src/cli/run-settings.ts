@@ -1,6 +1,8 @@
 import {
   ArborError,
   IntelConfigSchema,
+  type Caveats,
+  type Scope,
   formatIssues,
   type Dialect,
   type Endpoint,
@@ -27,6 +29,11 @@ export interface RunFlags {
   json?: boolean | undefined;
   warm?: boolean | undefined;
   'mock-llm'?: string | undefined;
+  'ask-fallback'?: string | undefined;
+  'fs-read'?: string | undefined;
+  'fs-write'?: string | undefined;
+  exec?: string | undefined;
+  net?: string | undefined;
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
@@ -39,6 +46,12 @@ export interface RunSettings {
   maxTokens: number | undefined;
   deadlineMs: number | undefined;
   maxDepth: number;
+  maxBreadth: number;
+  maxTotal: number;
+  spawnRate: { count: number; perMs: number };
+  askFallback: 'fail' | 'wait';
+  /** The run's grant: every node holds at most this. */
+  grant: Caveats;
   budgetUsd: number | undefined;
   provider: 'process';
   dbPath: string;
@@ -105,6 +118,14 @@ export function resolveRunSettings(
       integer(pick('max-depth', 'ARBOR_MAX_DEPTH'), 0) ??
       config?.limits?.max_depth ??
       DEFAULT_MAX_DEPTH,
+    maxBreadth: config?.limits?.max_breadth ?? 8,
+    maxTotal: config?.limits?.max_total ?? 64,
+    spawnRate: spawnRateOf(config?.limits?.spawn_rate, flags.config),
+    askFallback:
+      askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??
+      config?.agent?.ask_human_fallback ??
+      'fail',
+    grant: resolveGrant(flags, config, process.cwd()),
     budgetUsd: positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
     provider: 'process',
     dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
@@ -196,6 +217,59 @@ function resolveIntelligence(
     throw new ArborError('usage', `${source}: ${formatIssues(parsed.error.issues)}`);
   }
   return parsed.data;
+}
+
+function spawnRateOf(
+  text: string | undefined,
+  source: string | undefined,
+): { count: number; perMs: number } {
+  if (text === undefined) return { count: 8, perMs: 2_000 };
+  const [count, period] = text.split('/');
+  return {
+    count: Number(count),
+    perMs: parseDuration(period ?? '', `${source ?? 'config'}: limits.spawn_rate`),
+  };
+}
+
+function askFallbackOf(layer: Layer | undefined): 'fail' | 'wait' | undefined {
+  if (layer === undefined) return undefined;
+  if (layer.value === 'fail' || layer.value === 'wait') return layer.value;
+  throw new ArborError(
+    'usage',
+    `Expected \`${layer.name}\` to be \`fail\` or \`wait\`, got \`${layer.value}\`.`,
+  );
+}
+
+/**
+ * The run's grant: by default file access confined to the working directory, `exec` and `net`
+ * unrestricted; narrowed by the config's `[grant]` table and then by flags. A flag takes `all`,
+ * `none`, or a comma-separated list.
+ */
+function resolveGrant(flags: RunFlags, config: ConfigFile | undefined, cwd: string): Caveats {
+  const axis = (flag: 'fs-read' | 'fs-write' | 'exec' | 'net'): Scope | undefined => {
+    const value = flags[flag];
+    if (value === undefined) return undefined;
+    if (value === 'all') return 'all';
+    if (value === 'none') return [];
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    if (items.length === 0)
+      throw new ArborError(
+        'usage',
+        `Expected \`--${flag}\` to be \`all\`, \`none\` or a comma-separated list, got \`${value}\`.`,
+      );
+    return items;
+  };
+  const file = config?.grant;
+  return {
+    fs_read: axis('fs-read') ?? file?.fs_read ?? [cwd],
+    fs_write: axis('fs-write') ?? file?.fs_write ?? [cwd],
+    exec: axis('exec') ?? file?.exec ?? 'all',
+    net: axis('net') ?? file?.net ?? 'all',
+    max_calls: file?.max_calls ?? 'unlimited',
+  };
 }
 
 function dialectOf(layer: Layer): Dialect {

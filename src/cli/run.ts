@@ -1,8 +1,19 @@
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { resolveCredentials } from '../intel/index.js';
 import { isArborError, type IntelConfig, type Outcome, type Usage } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
-import { Supervisor, timingFromEnv, type NodeResult, type TreeNode } from '../supervisor/index.js';
+import {
+  failResponder,
+  firstResponder,
+  storeResponder,
+  Supervisor,
+  timingFromEnv,
+  type HumanResponder,
+  type NodeResult,
+  type TreeNode,
+} from '../supervisor/index.js';
+import { terminalResponder } from './terminal-responder.js';
 import { loadConfigFile } from './config-file.js';
 import { createEventLog } from './event-log.js';
 import { EXIT } from './exit-codes.js';
@@ -80,6 +91,13 @@ async function runWithStore(
     store,
     timing,
     env,
+    limits: {
+      maxDepth: settings.maxDepth,
+      maxBreadth: settings.maxBreadth,
+      maxTotal: settings.maxTotal,
+    },
+    rate: settings.spawnRate,
+    humans: humanResponder(settings, io, store),
     onEvent: (event) => {
       eventLog?.(event);
       if (event.type === 'turn' && settings.warm)
@@ -106,18 +124,9 @@ async function runWithStore(
       ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
       ...(settings.deadlineMs === undefined ? {} : { deadline_ms: settings.deadlineMs }),
       max_depth: settings.maxDepth,
-      priority: 'normal',
-      loop_threshold: 4,
-      stall_turns: 3,
     },
-    context_seed: [],
-    mcp_servers: [],
-    a2a_peers: [],
-    gated_tools: [],
     warm: settings.warm,
-    role: 'agent',
-    caveats: { fs_read: 'all', fs_write: 'all', exec: 'all', net: 'all', max_calls: 'unlimited' },
-    content_isolation: { enabled: true, spotlight: true, max_content_bytes: 65_536 },
+    caveats: settings.grant,
   });
   const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
   let result: NodeResult;
@@ -172,6 +181,21 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
       lines.close();
     },
   };
+}
+
+/**
+ * Who answers questions agents ask: the terminal when `arbor run` has one to itself (not a warm
+ * session reading stdin), else the fallback — fail at once, or wait for `arbor gate answer`. Any
+ * question can also be answered from another shell while it waits.
+ */
+function humanResponder(settings: RunSettings, io: CliIo, store: SqliteStore): HumanResponder {
+  const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true && !settings.warm;
+  if (interactive)
+    return firstResponder([
+      terminalResponder(io.stdin as Readable, io.stderr),
+      storeResponder(store),
+    ]);
+  return settings.askFallback === 'wait' ? storeResponder(store) : failResponder;
 }
 
 function reloadIntelligence(

@@ -12,6 +12,25 @@ export type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js
 export { ChildProcess, type ChildProcessOptions } from './child-process.js';
 export { InMemoryChild } from './in-memory-child.js';
 export {
+  failResponder,
+  firstResponder,
+  HumanGates,
+  storeResponder,
+  type HumanAnswer,
+  type HumanResponder,
+} from './human-gates.js';
+export { DEFAULT_SPAWN_LIMITS, admitSpawn, type SpawnLimits } from './spawn-chokepoint.js';
+export {
+  PROVIDERS,
+  PROVIDER_NAMES,
+  requireCapabilities,
+  type Provider,
+  type ProviderName,
+} from './providers.js';
+export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
+export { distillResult } from './distill.js';
+export { LiveNode, type NodeMode } from './live-node.js';
+export {
   killLadder,
   type LadderOptions,
   type LadderOutcome,
