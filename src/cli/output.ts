@@ -1,11 +1,11 @@
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * The CLI's streams. Commands write through this and nothing else, so tests can run a command
  * in-process against in-memory streams, and nothing in `src/` outside the CLI touches stdout.
  */
 export interface CliIo {
-  stdin: AsyncIterable<Uint8Array | string>;
+  stdin: Readable;
   stdout: Writable;
   stderr: Writable;
   /** Whether stderr is a terminal (live displays) or a pipe (NDJSON). */

@@ -1,5 +1,4 @@
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { resolveCredentials } from '../intel/index.js';
 import { isArborError, type IntelConfig, type Outcome, type Usage } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
@@ -168,7 +167,7 @@ async function runWithStore(
 /** In a warm session each line on stdin is the next message; the end of input closes the session. */
 function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
   const root = supervisor.tree.nodes()[0];
-  const lines = createInterface({ input: io.stdin as NodeJS.ReadableStream, crlfDelay: Infinity });
+  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => {
     if (root !== undefined && line.trim() !== '')
       supervisor.send(root.id, { type: 'inject', message: line });
@@ -191,10 +190,7 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
 function humanResponder(settings: RunSettings, io: CliIo, store: SqliteStore): HumanResponder {
   const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true && !settings.warm;
   if (interactive)
-    return firstResponder([
-      terminalResponder(io.stdin as Readable, io.stderr),
-      storeResponder(store),
-    ]);
+    return firstResponder([terminalResponder(io.stdin, io.stderr), storeResponder(store)]);
   return settings.askFallback === 'wait' ? storeResponder(store) : failResponder;
 }
 
