@@ -50,7 +50,7 @@ export async function protocolCheck(args: string[], io: CliIo): Promise<number> 
     }
     await write(io.stdout, text);
   };
-  for await (const chunk of io.stdin) {
+  for await (const chunk of io.stdin as AsyncIterable<Buffer | string>) {
     await report(reader.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk));
   }
   await report(reader.end());
