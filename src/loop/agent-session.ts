@@ -210,7 +210,13 @@ class TurnRun {
           `tool \`${looping.name}\` called ${times} times with the same arguments`,
         );
       }
-      const finish = await this.#runTools(calls);
+      let finish: Finish | undefined;
+      try {
+        finish = await this.#runTools(calls);
+      } catch (error) {
+        // A tool interrupted by the turn's cancellation is not a failure of the turn.
+        if (!this.#signal.aborted) throw error;
+      }
       if (this.#signal.aborted)
         return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
       if (capture?.committed === true)

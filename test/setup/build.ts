@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  execFileSync(
-    process.execPath,
-    [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'],
-    {
+  const run = (script: string, args: string[]): void => {
+    execFileSync(process.execPath, [`${root}node_modules/${script}`, ...args], {
       cwd: root,
       stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+    });
+  };
+  run('typescript/bin/tsc', ['-p', 'tsconfig.build.json']);
+  run('rolldown/bin/cli.mjs', ['-c', 'rolldown.config.js']);
 }
