@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { CaveatsSchema } from './caveats.js';
 import { IntelConfigSchema } from './intelligence.js';
 import { LimitsSchema, TelemetrySchema } from './limits.js';
-import { ALLOWED_TOOLS_ROLE, SeedMessageSchema, TranscriptMessageSchema } from './messages.js';
+import {
+  ALLOWED_TOOLS_ROLE,
+  SeedMessageSchema,
+  ToolDefSchema,
+  TranscriptMessageSchema,
+} from './messages.js';
 import { CountSchema, JsonObjectSchema } from './primitives.js';
 import { A2aPeerSpecSchema, AAuthSettingsSchema, McpServerSpecSchema } from './servers.js';
 import { RoleSchema, TurnSpecSchema } from './turn.js';
@@ -56,6 +61,12 @@ export const SpawnPayloadSchema = z
     aauth: AAuthSettingsSchema.optional(),
     /** Tools the child must not call itself: it sends them to the supervisor as `tool_request`. */
     gated_tools: z.array(z.string().min(1)).default([]),
+    /**
+     * Tools the child offers its model but has no route to: the supervisor holds the connection
+     * (an MCP server a policy rule may touch) and serves each call, after the rule has been
+     * evaluated. Every one of them is also in `gated_tools`.
+     */
+    routed_tools: z.array(ToolDefSchema).default([]),
     limits: LimitsSchema.prefault({}),
     telemetry: TelemetrySchema,
     /** Depth in the tree, minted by the supervisor (0 = root). */
