@@ -1,5 +1,5 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, Options, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonObject, ToolDef } from '../protocol/index.js';
 import { formatSchemaErrors } from './format-schema-errors.js';
 
@@ -32,6 +32,27 @@ const AJV_OPTIONS: Options = {
 
 const DRAFT_2020 = 'json-schema.org/draft/2020-12/schema';
 
+interface AjvClasses {
+  Ajv: typeof Ajv;
+  Ajv2020: typeof Ajv2020;
+}
+
+let loading: Promise<AjvClasses> | undefined;
+
+/**
+ * ajv is loaded on the first call that needs it, not when the module is: importing it costs a
+ * child about 50 ms before `ready` (measured on the bundle), and many children never call a tool.
+ */
+async function loadAjv(): Promise<AjvClasses> {
+  loading ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(
+    ([draft07, draft2020]) => ({
+      Ajv: draft07.Ajv,
+      Ajv2020: draft2020.Ajv2020,
+    }),
+  );
+  return loading;
+}
+
 /**
  * Checks tool arguments against each tool's `input_schema` with ajv. Each schema is compiled once,
  * on the tool's first call (so start-up pays nothing for tools never called), and kept until
@@ -43,8 +64,9 @@ export class ArgsValidator {
   #draft07: Ajv | undefined;
   #draft2020: Ajv2020 | undefined;
 
-  check(def: ToolDef, args: JsonObject): ArgsCheck {
-    const compiled = this.#compiled(def.input_schema);
+  async check(def: ToolDef, args: JsonObject): Promise<ArgsCheck> {
+    const classes = await loadAjv();
+    const compiled = this.#compiled(def.input_schema, classes);
     if ('error' in compiled) {
       return {
         ok: false,
@@ -73,21 +95,23 @@ export class ArgsValidator {
     }
   }
 
-  #compiled(schema: JsonObject): Compiled {
+  #compiled(schema: JsonObject, classes: AjvClasses): Compiled {
     const cached = this.#cache.get(schema);
     if (cached !== undefined) return cached;
-    const compiled = this.#compile(schema);
+    const compiled = this.#compile(schema, classes);
     this.#cache.set(schema, compiled);
     return compiled;
   }
 
-  #compile(schema: JsonObject): Compiled {
+  #compile(schema: JsonObject, classes: AjvClasses): Compiled {
     const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes(DRAFT_2020);
     // `$schema` chooses the instance and is then dropped: each instance's default draft is the
     // one chosen, and ajv would otherwise refuse a schema naming a draft it has no meta-schema
     // for (draft-04, draft-06, a `#`-less spelling) instead of compiling it as draft-07.
     const { $schema: _ignored, ...own } = schema;
-    const ajv = is2020 ? this.#ajv2020() : this.#ajv07();
+    const ajv = is2020
+      ? (this.#draft2020 ??= new classes.Ajv2020(AJV_OPTIONS))
+      : (this.#draft07 ??= new classes.Ajv(AJV_OPTIONS));
     try {
       return { validate: ajv.compile(own), schema: own, ajv };
     } catch (error) {
@@ -95,15 +119,5 @@ export class ArgsValidator {
       ajv.removeSchema(own);
       return { error: error instanceof Error ? error.message : String(error) };
     }
-  }
-
-  #ajv07(): Ajv {
-    this.#draft07 ??= new Ajv(AJV_OPTIONS);
-    return this.#draft07;
-  }
-
-  #ajv2020(): Ajv2020 {
-    this.#draft2020 ??= new Ajv2020(AJV_OPTIONS);
-    return this.#draft2020;
   }
 }

@@ -78,8 +78,10 @@ export class ToolRegistry implements ToolHost {
     const entry = this.#allowed(call.name);
     if (entry === undefined) return toolError(this.#unknownMessage(call.name));
     if (this.#budget.isSpent) return toolError(this.#budget.spentMessage());
-    const args = this.#validator.check(entry.tool.def, call.args);
+    const args = await this.#validator.check(entry.tool.def, call.args);
     if (!args.ok) return toolError(args.message);
+    // Cancelled while the arguments were checked: do not start the tool, nor spend the call.
+    context.signal.throwIfAborted();
     const taken = this.#budget.take();
     if (!taken.ok) return toolError(taken.message);
     try {

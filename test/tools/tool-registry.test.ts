@@ -151,15 +151,38 @@ describe('ToolRegistry failures', () => {
       def: { name: 'slow', description: '', input_schema: { type: 'object' } },
       run: (_args, { signal }) =>
         new Promise<ToolOutput>((_resolve, reject) => {
+          started();
           signal.addEventListener('abort', () => {
             reject(signal.reason as Error);
           });
         }),
     };
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const registry = new ToolRegistry({ sources: [source('builtin', 'b', [slow])] });
     const pending = registry.call(call('slow'), context(controller.signal));
+    await running;
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
+  });
+
+  it('does not start a tool, nor count the call, when cancelled before it runs', async () => {
+    let runs = 0;
+    const counted: Tool = {
+      def: { name: 'c', description: '', input_schema: { type: 'object' } },
+      run: () => {
+        runs += 1;
+        return Promise.resolve({ content: 'ran', isError: false });
+      },
+    };
+    const registry = new ToolRegistry({
+      sources: [source('builtin', 'b', [counted])],
+      maxCalls: 5,
+    });
+    const pending = registry.call(call('c'), context(AbortSignal.abort(new Error('gone'))));
+    await expect(pending).rejects.toThrow('gone');
+    expect(runs).toBe(0);
+    expect(registry.callsUsed).toBe(0);
   });
 });
 

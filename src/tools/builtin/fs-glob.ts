@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { toolError, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
@@ -49,6 +48,8 @@ export function fsGlobTool(context: BuiltinContext): Tool {
       if (!(await isDirectory(root.real))) {
         return toolError(`\`${NAME}\`: ${root.shown} is not a directory.`);
       }
+      // Loaded on first use, like ajv: a child that never globs does not pay for it at start-up.
+      const { glob } = await import('tinyglobby');
       const found = await glob(pattern, {
         cwd: root.real,
         absolute: true,

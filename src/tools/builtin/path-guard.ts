@@ -53,6 +53,9 @@ export class PathGuard {
     p: string,
     { signal }: { signal?: AbortSignal } = {},
   ): Promise<PathCheck> {
+    if (p.includes('\0')) {
+      return { ok: false, message: `\`${tool}\` refused: the path contains a NUL byte` };
+    }
     const scope = this.#caveats[axis];
     const shown = normalizePath(p, { cwd: this.#cwd });
     const refuse = (why: string): PathCheck => ({

@@ -36,6 +36,8 @@ beforeAll(async () => {
   await symlink('src', path.join(ws, 'inner'));
   await symlink('../secret/new.txt', path.join(ws, 'dangling'));
   await symlink('../docs', path.join(ws, 'src/to-docs'));
+  await symlink('loop-b', path.join(ws, 'loop-a'));
+  await symlink('loop-a', path.join(ws, 'loop-b'));
 });
 
 afterAll(async () => {
@@ -89,6 +91,17 @@ describe('reads (fs.read, fs.list, fs.glob) stay inside fs_read', () => {
     expect(out.content).toMatch(
       /key-link\.txt resolves through a symlink to .*\/secret\/key\.txt, outside fs_read/,
     );
+  });
+
+  it.each([
+    ['a symlink loop', 'loop-a', (w: string) => `${w}/loop-a is part of a symlink loop`],
+    ['a NUL byte', 'src/a.ts\0.png', () => 'the path contains a NUL byte'],
+  ])('refuses %s', async (_what, target, expected) => {
+    for (const tool of ['fs.read', 'fs.write']) {
+      const args = tool === 'fs.write' ? { path: target, content: 'x' } : { path: target };
+      const out = await host().call(tool, args);
+      expect(out).toEqual({ content: `\`${tool}\` refused: ${expected(ws)}`, isError: true });
+    }
   });
 
   it('follows a symlink that stays inside', async () => {
