@@ -46,11 +46,12 @@ export function fsReadTool(context: BuiltinContext): Tool {
       if (!opened.ok) return toolError(`\`${NAME}\`: ${checked.shown} ${opened.why}.`);
       const { handle, size } = opened;
       try {
-        const head = Buffer.alloc(Math.min(SNIFF_BYTES, size));
-        await handle.read(head, 0, head.length, 0);
-        if (head.includes(0)) {
+        // Sniffed by reading, not by `size`: files under /proc report 0 bytes and still have text.
+        const head = Buffer.alloc(SNIFF_BYTES);
+        const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+        if (head.subarray(0, bytesRead).includes(0)) {
           return toolError(
-            `\`${NAME}\`: ${checked.shown} looks binary (NUL bytes in its first ${head.length} bytes; ` +
+            `\`${NAME}\`: ${checked.shown} looks binary (NUL bytes in its first ${bytesRead} bytes; ` +
               `${size} bytes in all). fs.read returns text only.`,
           );
         }
@@ -59,7 +60,7 @@ export function fsReadTool(context: BuiltinContext): Tool {
           { offset, limit, maxBytes: limits.readBytes },
           { signal },
         );
-        return { content: render(checked.shown, window, size), isError: false };
+        return { content: render(checked.shown, window), isError: false };
       } finally {
         await handle.close();
       }
@@ -67,8 +68,8 @@ export function fsReadTool(context: BuiltinContext): Tool {
   };
 }
 
-function render(shown: string, window: LineWindow, size: number): string {
-  if (size === 0) return `[${shown} is empty]`;
+function render(shown: string, window: LineWindow): string {
+  if (window.total === 0) return `[${shown} is empty]`;
   if (window.last < window.first) {
     return `[${shown} has ${window.total ?? 'fewer'} lines; offset ${window.first} is past the end]`;
   }
