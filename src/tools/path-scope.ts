@@ -141,6 +141,21 @@ export async function resolveInside(
   return { inside: true, path: real };
 }
 
+/**
+ * The real path of the absolute path `p` through every symlink, or `undefined` on a symlink loop.
+ * A path that does not exist yet resolves through its nearest existing parent, and a dangling
+ * symlink is followed to where it points: what a write to `p` would really touch.
+ */
+export async function resolveReal(
+  p: string,
+  { signal }: { signal?: AbortSignal } = {},
+): Promise<string | undefined> {
+  if (!path.isAbsolute(p)) {
+    throw new ArborError('internal', `Expected an absolute path, got \`${p}\`.`);
+  }
+  return physicalPath(path.resolve(p), { count: 0 }, signal);
+}
+
 /** The real path of `abs`, following links through missing tails; `undefined` on a link loop. */
 async function physicalPath(
   abs: string,

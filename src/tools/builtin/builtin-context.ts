@@ -1,0 +1,47 @@
+import type { Caveats } from '../../protocol/index.js';
+import type { PathGuard } from './path-guard.js';
+
+/** Size and time limits of the built-in tools. Each has a default; tests and config may lower them. */
+export interface BuiltinLimits {
+  /** Lines `fs.read` returns when the call names no `limit`. */
+  readLines: number;
+  /** Bytes of file text `fs.read` returns at most in one call; the rest is left for a next call. */
+  readBytes: number;
+  /** Largest file `fs.edit` loads, in bytes. */
+  editBytes: number;
+  /** Directory entries `fs.list` returns at most. */
+  listEntries: number;
+  /** Paths `fs.glob` returns at most. */
+  globResults: number;
+  /** `exec` timeout when the call names none, in milliseconds. */
+  execTimeoutMs: number;
+  /** Largest `timeout_ms` a call may ask for, in milliseconds. */
+  execMaxTimeoutMs: number;
+  /** Bytes of combined stdout and stderr `exec` returns: the tail, where errors usually are. */
+  execOutputBytes: number;
+  /** Between SIGTERM and SIGKILL when a command is stopped, in milliseconds. */
+  execKillGraceMs: number;
+}
+
+export const DEFAULT_BUILTIN_LIMITS: BuiltinLimits = {
+  readLines: 2000,
+  readBytes: 128 * 1024,
+  editBytes: 8 * 1024 * 1024,
+  listEntries: 1000,
+  globResults: 1000,
+  execTimeoutMs: 120_000,
+  execMaxTimeoutMs: 600_000,
+  execOutputBytes: 32 * 1024,
+  execKillGraceMs: 2000,
+};
+
+/** What every built-in tool shares: the grant, where it works, and its limits. */
+export interface BuiltinContext {
+  caveats: Caveats;
+  /** Absolute working directory: relative paths resolve here and `exec` runs here. */
+  cwd: string;
+  guard: PathGuard;
+  limits: BuiltinLimits;
+  /** The environment `exec` commands get: already free of credentials. */
+  env: Readonly<Record<string, string>>;
+}

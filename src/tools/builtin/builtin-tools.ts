@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { ArborError, type Caveats } from '../../protocol/index.js';
+import type { Tool, ToolSource } from '../tool.js';
+import {
+  DEFAULT_BUILTIN_LIMITS,
+  type BuiltinContext,
+  type BuiltinLimits,
+} from './builtin-context.js';
+import { execEnv } from './exec-env.js';
+import { execTool } from './exec-tool.js';
+import { fsEditTool } from './fs-edit.js';
+import { fsGlobTool } from './fs-glob.js';
+import { fsListTool } from './fs-list.js';
+import { fsReadTool } from './fs-read.js';
+import { fsWriteTool } from './fs-write.js';
+import { PathGuard } from './path-guard.js';
+
+export interface BuiltinToolsOptions {
+  /** The node's authority: `fs_read`, `fs_write` and `exec` are enforced on every call. */
+  caveats: Caveats;
+  /** Absolute working directory (the node's worktree): paths resolve here, `exec` runs here. */
+  cwd: string;
+  /**
+   * A plan leaf's write lane: worktree-relative files or directories. Writes must then fall in
+   * worktree ∩ fs_write ∩ lane. Absent or empty: no lane.
+   */
+  writeLane?: readonly string[];
+  /** Lower (or raise) the tools' size and time limits. */
+  limits?: Partial<BuiltinLimits>;
+  /** Variables `exec` commands get on top of the allowed part of the process environment. */
+  env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The built-in tools as a `ToolSource` of kind `builtin`: `fs.read`, `fs.list`, `fs.glob` (under
+ * `fs_read`), `fs.write`, `fs.edit` (under `fs_write` and the write lane) and `exec` (exact
+ * commands under `exec`). A tool whose axis grants nothing at all is not offered, so a model is
+ * never shown a tool every call of which would be refused.
+ */
+export function builtinTools(options: BuiltinToolsOptions): ToolSource {
+  const context = builtinContext(options);
+  const { caveats } = options;
+  const tools: Tool[] = [];
+  if (grants(caveats.fs_read))
+    tools.push(fsReadTool(context), fsListTool(context), fsGlobTool(context));
+  if (grants(caveats.fs_write)) tools.push(fsWriteTool(context), fsEditTool(context));
+  if (grants(caveats.exec)) tools.push(execTool(context));
+  return { kind: 'builtin', name: 'builtin', tools: () => tools };
+}
+
+function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
+  if (!path.isAbsolute(options.cwd)) {
+    throw new ArborError(
+      'config',
+      `Expected the built-in tools' \`cwd\` to be an absolute path, got \`${options.cwd}\`.`,
+    );
+  }
+  const limits = { ...DEFAULT_BUILTIN_LIMITS, ...options.limits };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new ArborError(
+        'config',
+        `Expected the built-in tool limit \`${name}\` to be a positive integer, got ${String(value)}.`,
+      );
+    }
+  }
+  const cwd = path.resolve(options.cwd);
+  return {
+    caveats: options.caveats,
+    cwd,
+    guard: new PathGuard({ caveats: options.caveats, cwd, writeLane: options.writeLane }),
+    limits,
+    env: execEnv(process.env, options.env),
+  };
+}
+
+function grants(scope: Caveats['fs_read']): boolean {
+  return scope === 'all' || scope.length > 0;
+}

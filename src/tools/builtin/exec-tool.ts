@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { permitsExec, type Scope } from '../../protocol/index.js';
+import { toolError, type Tool } from '../tool.js';
+import type { BuiltinContext } from './builtin-context.js';
+import { runCommand, type CommandResult } from './run-command.js';
+import { inputSchema, parseToolArgs } from './tool-args.js';
+
+const NAME = 'exec';
+
+/** Allowed commands spelled out in the tool description; a longer grant is summarised. */
+const MAX_LISTED = 20;
+
+/**
+ * `exec`: runs a shell command, but only one the `exec` caveat names exactly. The string goes to
+ * `sh -c` as it is, so matching anything looser than the exact string (a basename, a prefix) would
+ * let `./cargo` or `cargo; curl …` through on a `cargo` grant.
+ */
+export function execTool(context: BuiltinContext): Tool {
+  const { limits, caveats } = context;
+  const Args = z.strictObject({
+    command: z.string().min(1).describe(commandHelp(caveats.exec)),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.execMaxTimeoutMs)
+      .optional()
+      .describe(`Timeout in milliseconds (default ${limits.execTimeoutMs}).`),
+  });
+  return {
+    def: {
+      name: NAME,
+      description:
+        `Run a shell command (sh -c) in the working directory and return its exit code and the ` +
+        `last ${limits.execOutputBytes / 1024} KiB of stdout and stderr. Commands must match an ` +
+        'allowed command exactly; the whole process group is killed on timeout.',
+      input_schema: inputSchema(Args),
+    },
+    run: async (raw, { signal }) => {
+      const parsed = parseToolArgs(NAME, Args, raw);
+      if (!parsed.ok) return toolError(parsed.message);
+      const { command, timeout_ms: timeoutMs = limits.execTimeoutMs } = parsed.args;
+      if (!permitsExec(caveats, command)) {
+        return toolError(
+          `\`${NAME}\` refused: \`${command}\` is not an allowed command (exec, exact match; ` +
+            `allowed: ${listCommands(caveats.exec)}).`,
+        );
+      }
+      let result: CommandResult;
+      try {
+        result = await runCommand(command, {
+          cwd: context.cwd,
+          env: context.env,
+          timeoutMs,
+          maxOutputBytes: limits.execOutputBytes,
+          killGraceMs: limits.execKillGraceMs,
+          signal,
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        return toolError(`\`${NAME}\`: could not start \`${command}\` in ${context.cwd}: ${why}.`);
+      }
+      // The process group is gone by now; a cancelled call ends as a cancellation, not a result.
+      if (result.stopped?.why === 'cancelled') signal.throwIfAborted();
+      return { content: render(result, timeoutMs), isError: result.exitCode !== 0 };
+    },
+  };
+}
+
+function render(result: CommandResult, timeoutMs: number): string {
+  const lines = [status(result, timeoutMs)];
+  if (result.droppedBytes > 0) lines.push(`[first ${result.droppedBytes} bytes of output dropped]`);
+  lines.push(result.output === '' ? '(no output)' : result.output.replace(/\n$/, ''));
+  return lines.join('\n');
+}
+
+function status(result: CommandResult, timeoutMs: number): string {
+  const ms = `${result.durationMs} ms`;
+  if (result.stopped?.why === 'timeout') {
+    const how = result.stopped.forced ? 'SIGTERM, then SIGKILL' : 'SIGTERM';
+    return `timed out after ${timeoutMs} ms: the process group was stopped with ${how}`;
+  }
+  if (result.exitCode !== null) return `exit code ${result.exitCode} (${ms})`;
+  return `killed by ${result.signal ?? 'a signal'} (${ms})`;
+}
+
+function commandHelp(scope: Scope): string {
+  if (scope === 'all') return 'The shell command to run.';
+  return `The shell command to run; must be exactly one of: ${listCommands(scope)}.`;
+}
+
+function listCommands(scope: Scope): string {
+  if (scope === 'all') return 'any command';
+  if (scope.length === 0) return 'none';
+  const shown = scope.slice(0, MAX_LISTED).map((c) => `\`${c}\``);
+  const more = scope.length - shown.length;
+  return shown.join(', ') + (more > 0 ? ` and ${more} more` : '');
+}

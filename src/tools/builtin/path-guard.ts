@@ -1,0 +1,112 @@
+import path from 'node:path';
+import type { Caveats, Scope } from '../../protocol/index.js';
+import { inLane, isInside, normalizePath, permitsPath, resolveReal } from '../path-scope.js';
+
+/** The caveat axis a file operation needs: reading or writing. */
+export type PathAxis = 'fs_read' | 'fs_write';
+
+export type PathCheck =
+  | {
+      ok: true;
+      /** The real path (symlinks resolved) to open: the one that was checked. */
+      real: string;
+      /** The path as the model named it, made absolute and normalized: for messages. */
+      shown: string;
+    }
+  | { ok: false; message: string };
+
+export interface PathGuardOptions {
+  caveats: Caveats;
+  /** Absolute working directory; relative paths and lane entries are resolved against it. */
+  cwd: string;
+  /** The write lane: worktree-relative files or directories writes are fenced to. */
+  writeLane?: readonly string[] | undefined;
+}
+
+/**
+ * Decides whether a built-in file tool may touch a path, in two passes. First lexically: the path
+ * is resolved against cwd, normalized and compared whole component by whole component with the
+ * `fs_read` or `fs_write` scope, and for writes with the write lane (so `..` and a sibling such as
+ * `/ws-secret` are refused before the filesystem is touched). Then physically: the path is
+ * resolved through every symlink (a file being created through its nearest existing parent) and
+ * the real path must pass the same checks against the real paths of the scope entries and cwd,
+ * so a symlink inside an allowed directory cannot lead outside it. Tools open the real path.
+ */
+export class PathGuard {
+  readonly #caveats: Caveats;
+  readonly #cwd: string;
+  readonly #lane: readonly string[];
+
+  constructor(options: PathGuardOptions) {
+    this.#caveats = options.caveats;
+    this.#cwd = path.resolve(options.cwd);
+    this.#lane = options.writeLane ?? [];
+  }
+
+  get cwd(): string {
+    return this.#cwd;
+  }
+
+  async check(
+    tool: string,
+    axis: PathAxis,
+    p: string,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<PathCheck> {
+    if (p.includes('\0')) {
+      return { ok: false, message: `\`${tool}\` refused: the path contains a NUL byte` };
+    }
+    const scope = this.#caveats[axis];
+    const shown = normalizePath(p, { cwd: this.#cwd });
+    const refuse = (why: string): PathCheck => ({
+      ok: false,
+      message: `\`${tool}\` refused: ${shown} ${why}`,
+    });
+    if (!permitsPath(scope, shown, { cwd: this.#cwd })) {
+      return refuse(`is outside ${axis} (allowed: ${this.#describe(scope)})`);
+    }
+    const laned = axis === 'fs_write' && this.#lane.length > 0;
+    if (laned && !inLane(this.#lane, this.#relative(this.#cwd, shown))) {
+      return refuse(`is outside this task's write lane (allowed: ${this.#lane.join(', ')})`);
+    }
+    const real = await resolveReal(shown, signal === undefined ? {} : { signal });
+    if (real === undefined) return refuse('is part of a symlink loop');
+    if (!(await this.#permitsReal(scope, real, signal))) {
+      return refuse(
+        `resolves through a symlink to ${real}, outside ${axis} (allowed: ${this.#describe(scope)})`,
+      );
+    }
+    if (laned) {
+      const realCwd = (await resolveReal(this.#cwd, opts(signal))) ?? this.#cwd;
+      if (!inLane(this.#lane, this.#relative(realCwd, real))) {
+        return refuse(`resolves through a symlink to ${real}, outside this task's write lane`);
+      }
+    }
+    return { ok: true, real, shown };
+  }
+
+  /** Is the real path inside the real path of some scope entry? */
+  async #permitsReal(scope: Scope, real: string, signal?: AbortSignal): Promise<boolean> {
+    if (scope === 'all') return true;
+    for (const entry of scope) {
+      const realEntry = await resolveReal(normalizePath(entry, { cwd: this.#cwd }), opts(signal));
+      if (realEntry !== undefined && isInside(realEntry, real)) return true;
+    }
+    return false;
+  }
+
+  #relative(from: string, to: string): string {
+    const rel = path.relative(from, to);
+    return (rel === '' ? '.' : rel).split(path.sep).join('/');
+  }
+
+  #describe(scope: Scope): string {
+    if (scope === 'all') return 'everything';
+    if (scope.length === 0) return 'nothing';
+    return scope.map((entry) => normalizePath(entry, { cwd: this.#cwd })).join(', ');
+  }
+}
+
+function opts(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal === undefined ? {} : { signal };
+}

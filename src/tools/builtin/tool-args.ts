@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { formatIssues, type JsonObject } from '../../protocol/index.js';
+
+/**
+ * A built-in tool's arguments are one zod schema: the JSON Schema the model sees is generated from
+ * it, and the tool parses its arguments with it, so the two cannot drift apart. The registry has
+ * already checked the arguments against the JSON Schema; parsing again gives the tool typed values
+ * and keeps it safe when it is called without a registry.
+ */
+
+/** The JSON Schema (draft-07) a model sees for `schema`'s input. */
+export function inputSchema(schema: z.ZodType): JsonObject {
+  const { $schema: _dialect, ...body } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+  return dropIntegerNoise(body) as JsonObject;
+}
+
+/** Parses a call's arguments, or says what is wrong with them in the registry's words. */
+export function parseToolArgs<T extends z.ZodType>(
+  tool: string,
+  schema: T,
+  args: JsonObject,
+): { ok: true; args: z.output<T> } | { ok: false; message: string } {
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return {
+    ok: false,
+    message: `Invalid arguments for \`${tool}\`: ${formatIssues(parsed.error.issues)}.`,
+  };
+}
+
+/**
+ * zod writes the safe-integer range into every integer (`maximum: 9007199254740991`); it says
+ * nothing to a model and costs tokens in every request, so it is left out.
+ */
+function dropIntegerNoise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropIntegerNoise);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const isNoise =
+      (key === 'maximum' && inner === Number.MAX_SAFE_INTEGER) ||
+      (key === 'minimum' && inner === Number.MIN_SAFE_INTEGER);
+    if (!isNoise) out[key] = dropIntegerNoise(inner);
+  }
+  return out;
+}

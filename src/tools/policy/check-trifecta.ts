@@ -1,0 +1,72 @@
+import type { TrifectaTag } from '../../protocol/index.js';
+
+/** The three legs, in the order messages name them. */
+const LEGS: readonly TrifectaTag[] = ['untrusted_input', 'sensitive', 'egress'];
+
+/**
+ * What the built-in `exec` brings: a shell can read whatever the process can (`sensitive`) and
+ * reach the network (`egress`). It is not tagged `untrusted_input`: what a command prints is
+ * output of a command the grant named exactly, not content from outside.
+ */
+export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'];
+
+/**
+ * The tags an MCP server counts with. Tags come from config; a server nobody tagged counts as
+ * `untrusted_input`, because an unknown server is exactly the kind whose output nobody vetted.
+ */
+export function effectiveServerTags(tags: readonly TrifectaTag[]): readonly TrifectaTag[] {
+  return tags.length === 0 ? ['untrusted_input'] : tags;
+}
+
+/** For each leg, the names of the sources that bring it. */
+export type TrifectaLegs = Record<TrifectaTag, string[]>;
+
+export type TrifectaCheck =
+  | {
+      ok: true;
+      legs: TrifectaLegs;
+      /** All three legs are held, and the operator allowed it: worth a line in the log. */
+      allowed: boolean;
+    }
+  | { ok: false; legs: TrifectaLegs; message: string };
+
+export interface TrifectaOptions {
+  /** `security.allow_trifecta`. */
+  allow: boolean;
+  /**
+   * Sources of tags that are not MCP servers, counted as tagged (no untagged default): typically
+   * `{ name: 'exec', tags: EXEC_TRIFECTA_TAGS }` when the node may run commands.
+   */
+  extraTags?: readonly { name: string; tags: readonly TrifectaTag[] }[];
+}
+
+/**
+ * The Rule of Two: a node that would read untrusted input, touch sensitive data and be able to
+ * send data out at once is one prompt injection away from exfiltration, so holding all three is
+ * refused unless the operator allows it. Checked over the servers a node would hold (all declared
+ * servers at start-up, the narrowed set at each spawn).
+ */
+export function checkTrifecta(
+  servers: readonly { name: string; tags: readonly TrifectaTag[] }[],
+  options: TrifectaOptions,
+): TrifectaCheck {
+  const legs: TrifectaLegs = { untrusted_input: [], sensitive: [], egress: [] };
+  for (const server of servers) {
+    const label = server.tags.length === 0 ? `${server.name}: untagged` : server.name;
+    for (const tag of new Set(effectiveServerTags(server.tags))) legs[tag].push(label);
+  }
+  for (const source of options.extraTags ?? []) {
+    for (const tag of new Set(source.tags)) legs[tag].push(source.name);
+  }
+  const held = LEGS.every((leg) => legs[leg].length > 0);
+  if (!held) return { ok: true, legs, allowed: false };
+  if (options.allow) return { ok: true, legs, allowed: true };
+  const [untrusted, sensitive, egress] = LEGS.map((leg) => `${leg} (${legs[leg].join(', ')})`);
+  return {
+    ok: false,
+    legs,
+    message:
+      `holding ${untrusted ?? ''}, ${sensitive ?? ''} and ${egress ?? ''} together is refused; ` +
+      'set security.allow_trifecta to allow it',
+  };
+}
