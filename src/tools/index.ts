@@ -21,3 +21,23 @@ export {
   type PathContext,
   type PathResolution,
 } from './path-scope.js';
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  MCP_META_KEYS,
+  McpConnection,
+  McpToolSource,
+  connectMcpServer,
+  connectMcpServers,
+  mcpToolNames,
+  toMcpMeta,
+  type CloseOutcome,
+  type ConnectMcpServerOptions,
+  type ConnectMcpServersOptions,
+  type McpFailureKind,
+  type McpCallOptions,
+  type McpCallResult,
+  type McpListedTool,
+  type McpServerSet,
+  type McpToolSourceOptions,
+  type SkippedMcpServer,
+} from './mcp/index.js';
