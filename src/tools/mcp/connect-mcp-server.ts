@@ -85,14 +85,16 @@ export async function connectMcpServer(
     const { channel, scrub } = opened;
     return new McpConnection({ name: spec.name, client, channel, list, closeGraceMs, scrub });
   } catch (error) {
-    // Read before the shutdown below, which ends the process whatever its state.
+    // Read before the shutdown below, which takes time and ends the process whatever its state.
+    const hasTimedOut = timer.signal.aborted;
+    clearTimeout(timeout);
     const hasExited = opened?.channel.hasExited() ?? false;
     const pid = opened?.channel.pid();
     const shutdown = await opened?.channel.stop({ graceMs: closeGraceMs, force: true });
     if (isAborted(options.signal)) throw cancelled(spec.name, options.signal?.reason);
     // What was started and how it was ended, for the record.
     const ended = pid === undefined ? {} : { pid, shutdown };
-    if (timer.signal.aborted) {
+    if (hasTimedOut) {
       throw mcpUnavailable(spec.name, {
         kind: 'timeout',
         detail: `it did not connect and list its tools within ${timeoutMs} ms`,

@@ -113,9 +113,9 @@ export class McpConnection {
       throw new ArborError(
         'mcp_unavailable',
         `MCP server \`${name}\` failed to list its tools again: ${scrub(message)}.`,
+        // No `cause`: a transport error quotes the URL and its host.
         {
           details: { server: name, kind: this.#parts.channel.hasExited() ? 'exited' : 'protocol' },
-          cause: error,
         },
       );
     }
