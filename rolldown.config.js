@@ -1,6 +1,19 @@
 import { defineConfig } from 'rolldown';
 
 /**
+ * The MCP SDK declares no `sideEffects`, so a bundler must keep every SDK module a barrel file
+ * re-exports, used or not: the child would load and evaluate the whole client (about 340 KB and
+ * 70–100 ms of start-up) even when its payload grants no MCP server. Its modules only declare
+ * classes, functions and schemas, so they are marked free of side effects: a bundle keeps what it
+ * uses and drops the rest.
+ */
+const treeshake = {
+  moduleSideEffects: [
+    { test: /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]sdk[\\/]/, sideEffects: false },
+  ],
+};
+
+/**
  * Bundles the two process entry points, the CLI and the child, each into one file. Loading one
  * file instead of a few hundred small modules is most of a process's start-up time: it is what
  * makes spawn → `ready` fast. `dist/` keeps the per-module build for library use and tests.
@@ -9,11 +22,13 @@ export default defineConfig([
   {
     input: 'dist/child/main.js',
     platform: 'node',
+    treeshake,
     output: { file: 'dist/bundle/child.mjs', format: 'esm', codeSplitting: false },
   },
   {
     input: 'dist/cli/main.js',
     platform: 'node',
+    treeshake,
     // A native module cannot be bundled; it loads from node_modules.
     external: ['better-sqlite3'],
     output: { file: 'dist/bundle/arbor.mjs', format: 'esm', codeSplitting: false },

@@ -88,3 +88,23 @@ export {
 } from './tool.js';
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
 export { ToolSet } from './tool-set.js';
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  MCP_META_KEYS,
+  McpConnection,
+  McpToolSource,
+  connectMcpServer,
+  connectMcpServers,
+  mcpToolNames,
+  toMcpMeta,
+  type CloseOutcome,
+  type ConnectMcpServerOptions,
+  type ConnectMcpServersOptions,
+  type McpFailureKind,
+  type McpCallOptions,
+  type McpCallResult,
+  type McpListedTool,
+  type McpServerSet,
+  type McpToolSourceOptions,
+  type SkippedMcpServer,
+} from './mcp/index.js';
