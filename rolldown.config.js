@@ -23,7 +23,14 @@ export default defineConfig([
     input: 'dist/child/main.js',
     platform: 'node',
     treeshake,
-    output: { file: 'dist/bundle/child.mjs', format: 'esm', codeSplitting: false },
+    // Code that only some children need (the MCP client, ajv, the glob matcher) is imported on
+    // first use and bundled in its own chunks, so a child loads it only when it uses it.
+    output: {
+      dir: 'dist/bundle',
+      entryFileNames: 'child.mjs',
+      chunkFileNames: 'chunks/child-[name]-[hash].mjs',
+      format: 'esm',
+    },
   },
   {
     input: 'dist/cli/main.js',

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ModelClient } from '../intel/model.js';
 import {
   allowedTools,
+  ARBOR_VERSION,
   ArborError,
   isArborError,
   isToolAllowed,
@@ -10,13 +11,11 @@ import {
   toErrorPayload,
   type IntelConfig,
 } from '../protocol/index.js';
-import { OutputCapture } from '../loop/index.js';
-import { internalToolDefs, ToolSet } from '../tools/index.js';
 import type { ChildContext } from './child-context.js';
+import { buildChildTools, type ChildTools } from './child-tools.js';
 import { ControlChannel } from './control-channel.js';
 import { FrameWriter } from './frame-writer.js';
 import { Logger } from './logger.js';
-import { remoteTool } from './remote-tool.js';
 import { runAgent } from './run-agent.js';
 import { runTurnWorker } from './run-turn-worker.js';
 
@@ -31,6 +30,8 @@ export interface ChildDeps {
   connectModel(config: IntelConfig, options: { mode: 'one-shot' | 'long-lived' }): ModelClient;
   /** The extra CA file the process was started with (`NODE_EXTRA_CA_CERTS`), if any. */
   extraCaFile?: string | undefined;
+  /** Where paths resolve and commands run (default: the process's working directory). */
+  cwd?: string;
 }
 
 /** Process exit codes of a child (the supervisor reads frames, not these; they help debugging). */
@@ -76,26 +77,29 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
     });
   });
 
-  const allow = allowedTools(payload);
-  const schema = payload.role === 'turn' ? payload.turn?.output_schema : payload.output_schema;
-  const capture = schema === undefined ? undefined : new OutputCapture(schema);
-  // The capture tool is the only way to answer a structured request: no allow-list hides it.
-  const tools = new ToolSet(
-    [
-      ...(capture === undefined ? [] : [capture.tool]),
-      ...internalToolDefs().map((def) => remoteTool(def, channel, writer)),
-    ],
-    allow === undefined || capture === undefined ? allow : [...allow, capture.tool.def.name],
-  );
+  let tools: ChildTools;
+  try {
+    tools = await buildChildTools(payload, channel, writer, log, {
+      cwd: deps.cwd ?? process.cwd(),
+      signal: channel.signal,
+      version: ARBOR_VERSION,
+    });
+  } catch (error) {
+    return fail(
+      writer,
+      error,
+      isArborError(error, 'mcp_unavailable') ? CHILD_EXIT.mcp : CHILD_EXIT.badSpawn,
+    );
+  }
   const context: ChildContext = {
     payload,
     channel,
     writer,
     log,
     model,
-    tools,
-    offerFinish: isToolAllowed('finish', allow),
-    capture,
+    tools: tools.registry,
+    offerFinish: isToolAllowed('finish', allowedTools(payload)),
+    capture: tools.capture,
   };
 
   writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });
@@ -109,8 +113,10 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
       isArborError(error) && error.code.startsWith('intel_')
         ? CHILD_EXIT.intel
         : CHILD_EXIT.internal;
+    await tools.close();
     return fail(writer, error, code);
   }
+  await tools.close();
   await writer.flush();
   return CHILD_EXIT.ok;
 }

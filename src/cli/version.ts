@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const manifest = require('../../package.json') as { version: string };
+import { ARBOR_VERSION } from '../protocol/index.js';
 
 /** arbor's version, from its package manifest. */
-export const VERSION: string = manifest.version;
+export const VERSION: string = ARBOR_VERSION;

@@ -188,6 +188,7 @@ export {
   type TurnResult,
   type TurnSpec,
 } from './turn.js';
+export { ARBOR_VERSION } from './arbor-version.js';
 export { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './version.js';
 export {
   VIOLATION_CODES,

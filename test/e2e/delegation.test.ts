@@ -223,7 +223,7 @@ describe('delegation through subagent_run', () => {
     const { code, server } = await run({ scripts: [child, root] }, ['--max-depth', '1']);
     expect(code).toBe(0);
     const results = toolResults(requestsOf(server, 'Level one').at(-1)?.body).map((m) => m.content);
-    expect(results[0]).toContain('unknown field `depth`');
+    expect(results[0]).toContain('`depth`: unknown field');
     expect(results[1]).toContain('subagent.run refused: depth 2 exceeds max_depth 1');
   });
 

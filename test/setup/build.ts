@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -15,5 +16,6 @@ export default function setup(): void {
     });
   };
   run('typescript/bin/tsc', ['-p', 'tsconfig.build.json']);
+  rmSync(`${root}dist/bundle`, { recursive: true, force: true });
   run('rolldown/bin/cli.mjs', ['-c', 'rolldown.config.js']);
 }
