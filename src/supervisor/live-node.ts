@@ -21,6 +21,8 @@ export class LiveNode {
   readonly stopped = new AbortController();
   runner: NodeRunner | undefined;
   end: ChildEnd | undefined;
+  /** The payload as sent to the child: gated tools named, routed servers taken out. */
+  sent: SpawnPayload | undefined;
   /** Set when the node's child never started (the root's failure is rethrown to the caller). */
   spawnError: Error | undefined;
   /** The outcome of each turn so far (warm sessions). */

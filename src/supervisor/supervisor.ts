@@ -1,7 +1,7 @@
 import {
-  redactPayload,
+  ARBOR_VERSION,
+  ArborError,
   SpawnPayloadSchema,
-  type AgentFrame,
   type ControlFrame,
   type IntelConfig,
   type Outcome,
@@ -11,15 +11,14 @@ import {
   type TranscriptMessage,
   type Usage,
 } from '../protocol/index.js';
-import type { SubagentRunArgs } from '../tools/index.js';
+import { isInternalTool, type PolicyRule, type SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import { childCommand, childEnv } from './child-entry.js';
 import type { ChildPool } from './child-pool.js';
 import { failResponder, HumanGates, type HumanResponder } from './human-gates.js';
-import { serveInternal, type SubagentApi } from './internal/index.js';
+import { fail, serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
-import { NodeRunner } from './node-runner.js';
-import { PROVIDERS, type ProviderName } from './providers.js';
+import { launchNode, type LaunchContext } from './node-launch.js';
+import type { ProviderName } from './providers.js';
 import {
   admitSpawn,
   DEFAULT_SPAWN_LIMITS,
@@ -29,9 +28,9 @@ import {
 import { SpawnRate } from './spawn-rate.js';
 import type { RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
+import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
-import { addUsage } from '../loop/index.js';
 
 /** What the supervisor tells its observers (the live display, NDJSON event output). */
 export type SupervisorEvent =
@@ -54,7 +53,11 @@ export interface SupervisorOptions {
   rate?: { count: number; perMs: number };
   /** Who answers `ask_human` and policy `ask` gates (default: nobody, the ask fails). */
   humans?: HumanResponder;
-  /** Extra checks of a child's grant at the chokepoint (trifecta, policy); a string refuses. */
+  /** `security.policies`: rules evaluated on every gated tool call. */
+  rules?: readonly PolicyRule[];
+  /** `security.allow_trifecta`: let a node hold untrusted input, sensitive data and egress. */
+  allowTrifecta?: boolean;
+  /** Extra checks of a child's grant at the chokepoint; a string refuses. */
   checkGrant?: ChokepointContext['checkGrant'];
   onEvent?(event: SupervisorEvent): void;
   now?: () => number;
@@ -86,6 +89,8 @@ export class Supervisor {
   readonly #rate: SpawnRate;
   readonly #limits: SpawnLimits;
   readonly #humans: HumanGates;
+  readonly #gate: ToolGate;
+  readonly #launch: LaunchContext;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -114,19 +119,77 @@ export class Supervisor {
         },
       },
     });
+    const cwd = options.cwd ?? process.cwd();
+    this.#gate = new ToolGate({
+      rules: options.rules ?? [],
+      allowTrifecta: options.allowTrifecta === true,
+      cwd,
+      humans: this.#humans,
+      version: ARBOR_VERSION,
+      record: (nodeId, kind, fields) => {
+        this.#recordId(nodeId, kind, fields);
+      },
+    });
+    this.#launch = {
+      runId: options.runId,
+      store: options.store,
+      timing: options.timing,
+      env: options.env,
+      cwd: options.cwd,
+      pool: options.pool,
+      gate: this.#gate,
+      now: this.#now,
+      onEvent: (event) => options.onEvent?.(event),
+      record: (node, kind, fields) => {
+        this.#recordId(node.id, kind, fields);
+      },
+      setStatus: (node, status) => {
+        node.status = status;
+        options.onEvent?.({ type: 'node', node });
+      },
+      serveInternal: (live, frame) =>
+        isInternalTool(frame.name)
+          ? serveInternal(
+              {
+                subagents: this.#subagentApi(),
+                store: options.store,
+                humans: this.#humans,
+                now: this.#now,
+              },
+              live,
+              frame,
+            )
+          : Promise.resolve(
+              fail(
+                `\`${frame.name}\` is not a tool the supervisor serves for this agent: call it directly.`,
+              ),
+            ),
+      admitBudget: () => Promise.resolve({ ok: true }),
+      onEnded: (live, end) => {
+        this.#onEnded(live, end);
+      },
+    };
   }
 
   /**
    * Runs the root agent to its end, then waits for detached descendants (others are stopped when
-   * their parent ends). Rejects with `spawn_failed` if the root never starts.
+   * their parent ends). Rejects with `spawn_failed` if the root never starts, and with a `config`
+   * error, before any child exists, if the root's grant breaks the trifecta rule.
    */
   async runRoot(template: RootTemplate): Promise<NodeResult> {
     const node = this.tree.mintRoot(template.instruction, this.#now());
-    const live = this.#start(node, template, 'root', 'process');
-    const end = await live.ended();
-    if (live.spawnError !== undefined) throw live.spawnError;
-    await Promise.all([...this.#live.values()].map((other) => other.ended()));
-    return { node, end };
+    const payload = this.#mint(node, template);
+    const trifecta = this.#gate.checkTrifecta(payload);
+    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    const live = this.#start(node, payload, 'root', 'process');
+    try {
+      const end = await live.ended();
+      if (live.spawnError !== undefined) throw live.spawnError;
+      await Promise.all([...this.#live.values()].map((other) => other.ended()));
+      return { node, end };
+    } finally {
+      await this.#gate.close();
+    }
   }
 
   /** Sends a control frame to a live node; false when it has no live child. */
@@ -145,7 +208,10 @@ export class Supervisor {
   swapIntel(intelligence: IntelConfig, policy: SwapPolicy): void {
     for (const live of this.#live.values()) {
       if (live.runner?.send({ type: 'swap_intel', intelligence, policy }) === true) {
-        this.#record(live.node, 'intel.swap', { policy, endpoints: intelligence.endpoints.length });
+        this.#recordId(live.node.id, 'intel.swap', {
+          policy,
+          endpoints: intelligence.endpoints.length,
+        });
       }
     }
   }
@@ -180,129 +246,59 @@ export class Supervisor {
         rate: this.#rate,
         cwd: this.#options.cwd ?? process.cwd(),
         now: this.#now(),
-        ...(this.#options.checkGrant === undefined ? {} : { checkGrant: this.#options.checkGrant }),
+        checkGrant: (payload, who) =>
+          this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
       },
     );
     if (!decision.ok) {
-      this.#record(caller.node, 'spawn.refused', { reason: decision.reason });
+      this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
       return decision;
     }
     const node = this.tree.mintChild(caller.node.id, args.instruction, this.#now());
     // Only a fork starts from the caller's conversation; every other child starts fresh.
-    const payload = decision.provider.capabilities.inheritsParentContext
+    const template = decision.provider.capabilities.inheritsParentContext
       ? { ...decision.payload, history }
       : decision.payload;
-    const child = this.#start(node, payload, decision.mode, decision.provider.name);
+    const child = this.#start(
+      node,
+      this.#mint(node, template),
+      decision.mode,
+      decision.provider.name,
+    );
     return { ok: true, child };
   }
 
-  #start(node: TreeNode, template: RootTemplate, mode: NodeMode, provider: ProviderName): LiveNode {
-    const { store, runId, timing } = this.#options;
-    const payload: SpawnPayload = SpawnPayloadSchema.parse({
+  #mint(node: TreeNode, template: RootTemplate): SpawnPayload {
+    return SpawnPayloadSchema.parse({
       ...template,
       depth: node.depth,
-      telemetry: { ...template.telemetry, run_id: runId, node_id: node.id, node_path: node.path },
+      telemetry: {
+        ...template.telemetry,
+        run_id: this.#options.runId,
+        node_id: node.id,
+        node_path: node.path,
+      },
     });
+  }
+
+  #start(node: TreeNode, payload: SpawnPayload, mode: NodeMode, provider: ProviderName): LiveNode {
     const live = new LiveNode(node, payload, mode, provider);
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
-    store.createNode({
-      runId,
-      id: node.id,
-      ...(node.parentId === undefined ? {} : { parentId: node.parentId }),
-      path: node.path,
-      depth: node.depth,
-      provider,
-      instruction: node.instruction,
-      status: 'spawning',
-      payload: redactPayload(payload),
-      attempts: 1,
-      createdAt: node.createdAt,
-      usage: { input_tokens: 0, output_tokens: 0 },
-    });
-    this.#record(node, 'node.spawned', {
-      mode,
-      provider,
-      depth: node.depth,
-      ...(node.parentId === undefined ? {} : { parent: node.parentId }),
-    });
-    this.#setStatus(node, 'spawning');
-    const env = childEnv(this.#options.env, payload);
-    live.runner = new NodeRunner({
-      payload,
-      startChild: () =>
-        PROVIDERS[provider].start({
-          payload,
-          command: childCommand(this.#options.env),
-          env,
-          ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
-          ...(this.#options.pool === undefined ? {} : { pool: this.#options.pool }),
-        }),
-      timing,
-      now: this.#now,
-      handlers: {
-        onFrame: (frame) => {
-          this.#onFrame(live, frame);
-        },
-        onViolation: (violation) => {
-          this.#record(node, 'protocol.violation', {
-            code: violation.code,
-            line: violation.line,
-            reason: violation.reason,
-            excerpt: violation.excerpt,
-          });
-        },
-        onToolRequest: (frame) =>
-          serveInternal(
-            { subagents: this.#subagentApi(), store, humans: this.#humans, now: this.#now },
-            live,
-            frame,
-          ),
-        onBudgetRequest: () => Promise.resolve({ ok: true }),
-        onTeardown: (reason) => {
-          this.#record(node, 'child.teardown', { reason });
-        },
-      },
-      onReady: (attempt, pid) => {
-        this.#record(node, 'child.ready', { attempt, ...(pid === undefined ? {} : { pid }) });
-        store.updateNode(runId, node.id, {
-          status: 'running',
-          startedAt: this.#now(),
-          attempts: attempt,
-        });
-        this.#setStatus(node, 'running');
-      },
-      onRestart: (attempt, delayMs, reason) => {
-        this.#record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });
-        this.#setStatus(node, 'spawning');
-      },
-    });
-    void live.runner.run().then(
-      (end) => {
-        this.#finish(live, end);
-      },
-      (error: unknown) => {
-        live.spawnError = error instanceof Error ? error : new Error(String(error));
-        const reason = live.spawnError.message;
-        this.#finish(
-          live,
-          {
-            outcome: {
-              status: 'crashed',
-              partial: true,
-              result: null,
-              reason,
-              scheduled: [],
-              subscriptions: [],
-            },
-            via: 'synthetic',
-            exit: { code: null, signal: null },
-          },
-          reason,
-        );
-      },
-    );
+    launchNode(this.#launch, live);
     return live;
+  }
+
+  #onEnded(live: LiveNode, end: ChildEnd): void {
+    live.stopped.abort('the node ended');
+    this.#live.delete(live.node.id);
+    live.markEnded(end);
+    // Children are linked to their parent: when it ends, those not detached are stopped.
+    for (const id of live.node.children) {
+      const child = this.#live.get(id);
+      if (child !== undefined && child.mode !== 'detached')
+        void this.#stopSubtree(child.node, `parent ${live.node.id} ended`, false);
+    }
   }
 
   #subagentApi(): SubagentApi {
@@ -310,94 +306,12 @@ export class Supervisor {
       spawn: (caller, args, history) => this.spawnChild(caller, args, history),
       children: (caller) =>
         caller.node.children
-          .map((id) => this.#nodeById(id))
+          .map((id) => this.#all.get(id))
           .filter((n): n is LiveNode => n !== undefined),
       stopSubtree: (target, reason) => this.#stopSubtree(target.node, reason, false),
       inject: (target, message) => target.runner?.send({ type: 'inject', message }) ?? false,
       subtreeUsage: (target) => subtreeUsage(this.tree, target.node.id),
     };
-  }
-
-  #nodeById(id: string): LiveNode | undefined {
-    return this.#all.get(id);
-  }
-
-  #onFrame(live: LiveNode, frame: AgentFrame): void {
-    const { node } = live;
-    switch (frame.type) {
-      case 'event':
-        if (frame.event === 'loop.step') node.steps += 1;
-        this.#record(node, frame.event, frame.fields);
-        break;
-      case 'usage': {
-        const usage: Usage = {
-          input_tokens: frame.input_tokens,
-          output_tokens: frame.output_tokens,
-          ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }),
-        };
-        node.usage = addUsage(node.usage, usage);
-        this.#options.store.addUsage(this.#options.runId, node.id, usage);
-        this.#options.onEvent?.({ type: 'usage', nodeId: node.id, usage });
-        break;
-      }
-      case 'turn':
-        live.recordTurn(frame.outcome);
-        this.#options.store.updateNode(this.#options.runId, node.id, { outcome: frame.outcome });
-        this.#record(node, 'turn', { status: frame.outcome.status });
-        this.#options.onEvent?.({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
-        break;
-      case 'intel_health':
-        this.#record(node, 'intel.health', {
-          all_down: frame.all_down,
-          ...(frame.active === undefined ? {} : { active: frame.active }),
-        });
-        break;
-      case 'gate':
-        this.#record(node, 'gate.open', { node: frame.node });
-        break;
-      case 'gate_closed':
-        this.#record(node, 'gate.closed', { node: frame.node, via: frame.via });
-        break;
-      case 'ready':
-      case 'pong':
-      case 'result':
-      case 'failed':
-      case 'turn_done':
-      case 'tool_request':
-      case 'budget_request':
-        // Handled by the node's run: lifecycle, liveness and requests.
-        break;
-    }
-  }
-
-  #finish(live: LiveNode, end: ChildEnd, spawnError?: string): void {
-    const { store, runId } = this.#options;
-    const { node } = live;
-    node.endedAt = this.#now();
-    if (end.teardown !== undefined) this.#record(node, 'child.killed', { ...end.teardown });
-    const error = spawnError ?? end.error?.message;
-    store.updateNode(runId, node.id, {
-      status: end.outcome.status,
-      endedAt: node.endedAt,
-      outcome: end.outcome,
-      ...(error === undefined ? {} : { error }),
-    });
-    this.#record(node, 'node.end', {
-      status: end.outcome.status,
-      via: end.via,
-      exit_code: end.exit.code,
-      ...(end.outcome.reason === undefined ? {} : { reason: end.outcome.reason }),
-    });
-    this.#setStatus(node, end.outcome.status);
-    live.stopped.abort('the node ended');
-    this.#live.delete(node.id);
-    live.markEnded(end);
-    // Children are linked to their parent: when it ends, those not detached are stopped.
-    for (const id of node.children) {
-      const child = this.#live.get(id);
-      if (child !== undefined && child.mode !== 'detached')
-        void this.#stopSubtree(child.node, `parent ${node.id} ended`, false);
-    }
   }
 
   /** Stops a node and its subtree, deepest first, and waits until they have ended. */
@@ -407,22 +321,13 @@ export class Supervisor {
       .map((n) => this.#live.get(n.id))
       .filter((n): n is LiveNode => n !== undefined);
     for (const target of targets) {
-      this.#record(target.node, 'node.cancel', { reason });
+      this.#recordId(target.node.id, 'node.cancel', { reason });
       target.stopped.abort(reason);
     }
     await Promise.all(
       targets.map((target) => target.runner?.stop(reason, { force }) ?? Promise.resolve(undefined)),
     );
     await Promise.all(targets.map((target) => target.ended()));
-  }
-
-  #setStatus(node: TreeNode, status: TreeNode['status']): void {
-    node.status = status;
-    this.#options.onEvent?.({ type: 'node', node });
-  }
-
-  #record(node: TreeNode, kind: string, fields: Record<string, unknown>): void {
-    this.#recordId(node.id, kind, fields);
   }
 
   #recordId(nodeId: string | undefined, kind: string, fields: Record<string, unknown>): void {

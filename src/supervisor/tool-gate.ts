@@ -1,0 +1,259 @@
+import {
+  isToolAllowed,
+  allowedTools,
+  type AgentFrame,
+  type McpServerSpec,
+  type SpawnPayload,
+  type TrifectaTag,
+} from '../protocol/index.js';
+import {
+  builtinTools,
+  checkTrifecta,
+  EXEC_TRIFECTA_TAGS,
+  effectiveServerTags,
+  evaluatePolicy,
+  gatedTools,
+  type CallerKind,
+  type McpServerSet,
+  type McpToolSource,
+  type PolicyRule,
+  type Tool,
+} from '../tools/index.js';
+import type { HumanGates } from './human-gates.js';
+import { fail, type ToolAnswer } from './internal/index.js';
+import type { LiveNode } from './live-node.js';
+
+type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
+
+/** The built-in tools and the trifecta legs each brings. */
+const BUILTINS: readonly { name: string; tags: readonly TrifectaTag[] }[] = [
+  { name: 'fs.read', tags: [] },
+  { name: 'fs.list', tags: [] },
+  { name: 'fs.glob', tags: [] },
+  { name: 'fs.write', tags: [] },
+  { name: 'fs.edit', tags: [] },
+  { name: 'exec', tags: EXEC_TRIFECTA_TAGS },
+];
+
+export interface ToolGateOptions {
+  /** `security.policies`: ordered, first match wins. */
+  rules: readonly PolicyRule[];
+  /** `security.allow_trifecta`. */
+  allowTrifecta: boolean;
+  cwd: string;
+  humans: HumanGates;
+  version: string;
+  /** Records a decision or a routing as an event of the node. */
+  record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
+}
+
+/** What a node's payload looks like on the wire once its gated tools are routed. */
+export interface Gating {
+  /** The payload sent to the child: routed servers removed, `gated_tools` and `routed_tools` set. */
+  sent: SpawnPayload;
+  routedServers: readonly string[];
+}
+
+/**
+ * The supervisor's side of gated tools. Before a node starts, the tools a policy rule might touch
+ * are named in its `gated_tools`; an MCP server with any such tool is not handed to the child at
+ * all — the supervisor connects to it and offers its tools as `routed_tools` — so a child that
+ * ignores the list has no route to call them. When a gated call arrives the rule is evaluated
+ * (allow, deny, or ask a person), the decision recorded with the rule's index, and an allowed call
+ * is run here, under the caller's own caveats.
+ */
+export class ToolGate {
+  readonly #options: ToolGateOptions;
+  /** MCP servers the supervisor holds the route for, by server name, shared by every node. */
+  readonly #servers = new Map<string, Promise<{ set: McpServerSet; source: McpToolSource }>>();
+
+  constructor(options: ToolGateOptions) {
+    this.#options = options;
+  }
+
+  get hasRules(): boolean {
+    return this.#options.rules.length > 0;
+  }
+
+  /** The Rule of Two over what a node would hold: its servers, and `exec` if it may run commands. */
+  checkTrifecta(payload: SpawnPayload): string | undefined {
+    const mayExec = payload.caveats.exec !== 'all' ? payload.caveats.exec.length > 0 : true;
+    const execAllowed = mayExec && isToolAllowed('exec', allowedTools(payload));
+    const check = checkTrifecta(payload.mcp_servers, {
+      allow: this.#options.allowTrifecta,
+      extraTags: execAllowed ? [{ name: 'exec', tags: EXEC_TRIFECTA_TAGS }] : [],
+    });
+    return check.ok ? undefined : check.message;
+  }
+
+  /** Works out a node's gated and routed tools; connects the servers it must route. */
+  async prepare(payload: SpawnPayload, caller: CallerKind, signal: AbortSignal): Promise<Gating> {
+    const { rules } = this.#options;
+    if (rules.length === 0) return { sent: payload, routedServers: [] };
+    const gated = gatedTools(rules, BUILTINS, caller);
+    const routed = payload.mcp_servers.filter((server) =>
+      serverCouldBeGated(rules, server, caller),
+    );
+    const routedTools = [];
+    for (const server of routed) {
+      const { source } = await this.#connect(server, signal);
+      for (const tool of source.tools()) {
+        routedTools.push(tool.def);
+        gated.push(tool.def.name);
+      }
+    }
+    return {
+      sent: {
+        ...payload,
+        mcp_servers: payload.mcp_servers.filter((server) => !routed.includes(server)),
+        gated_tools: [...new Set([...payload.gated_tools, ...gated])],
+        routed_tools: [...payload.routed_tools, ...routedTools],
+      },
+      routedServers: routed.map((server) => server.name),
+    };
+  }
+
+  /** Serves a call the child sent up because it is gated. */
+  async serve(caller: LiveNode, frame: ToolRequest, kind: CallerKind): Promise<ToolAnswer> {
+    const sent = caller.sent ?? caller.payload;
+    if (!sent.gated_tools.includes(frame.name)) {
+      return fail(
+        `\`${frame.name}\` is not a tool the supervisor serves for this agent: call it directly.`,
+      );
+    }
+    const tool = await this.#resolve(caller, frame.name);
+    if (tool === undefined) return fail(`\`${frame.name}\` is not available to this agent.`);
+    const verdict = evaluatePolicy(this.#options.rules, {
+      tool: frame.name,
+      tags: tool.tags,
+      caller: kind,
+      args: frame.args,
+    });
+    this.#options.record(caller.node.id, 'policy.decision', {
+      tool: frame.name,
+      action: verdict.action,
+      ...(verdict.ruleIndex === undefined ? {} : { rule: verdict.ruleIndex }),
+      reason: verdict.reason,
+      ...(verdict.failedClosed ? { failed_closed: true } : {}),
+    });
+    const rule = verdict.ruleIndex === undefined ? 'no rule' : `policy rule #${verdict.ruleIndex}`;
+    if (verdict.action === 'deny')
+      return fail(`\`${frame.name}\` refused by ${rule}: ${verdict.reason}.`);
+    if (verdict.action === 'ask') {
+      const question =
+        verdict.rule?.question ?? `Allow \`${frame.name}\` with ${JSON.stringify(frame.args)}?`;
+      const answer = await this.#options.humans.ask(
+        caller.node.id,
+        question,
+        { tool: frame.name, args: frame.args, choices: ['yes', 'no'] },
+        {
+          signal: caller.stopped.signal,
+          ...(verdict.rule?.timeout_ms === undefined ? {} : { timeoutMs: verdict.rule.timeout_ms }),
+        },
+      );
+      const approved = answer.answered
+        ? /^(y|yes|allow|approve|ok)$/i.test(answer.answer.trim())
+        : verdict.rule?.on_timeout === 'allow' && answer.via === 'timeout';
+      this.#options.record(caller.node.id, 'policy.answer', {
+        tool: frame.name,
+        approved,
+        via: answer.via,
+      });
+      if (!approved) {
+        return fail(
+          `\`${frame.name}\` was not approved (${rule}): ${answer.answered ? `the answer was "${answer.answer}"` : answer.reason}.`,
+        );
+      }
+    }
+    const output = await tool.tool.run(frame.args, {
+      signal: caller.stopped.signal,
+      callId: `gate-${frame.id}`,
+      meta: {
+        runId: sent.telemetry.run_id,
+        nodeId: sent.telemetry.node_id,
+        idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
+      },
+    });
+    return { result: output.content, is_error: output.isError };
+  }
+
+  /** Closes the MCP connections the supervisor opened. */
+  async close(): Promise<void> {
+    const servers = await Promise.allSettled(this.#servers.values());
+    await Promise.all(
+      servers.map((server) =>
+        server.status === 'fulfilled' ? server.value.set.closeAll() : Promise.resolve([]),
+      ),
+    );
+  }
+
+  async #resolve(
+    caller: LiveNode,
+    name: string,
+  ): Promise<{ tool: Tool; tags: readonly TrifectaTag[] } | undefined> {
+    const builtin = BUILTINS.find((b) => b.name === name);
+    if (builtin !== undefined) {
+      const tool = builtinTools({ caveats: caller.payload.caveats, cwd: this.#options.cwd })
+        .tools()
+        .find((t) => t.def.name === name);
+      return tool === undefined ? undefined : { tool, tags: builtin.tags };
+    }
+    for (const server of caller.payload.mcp_servers) {
+      if (!name.startsWith(`${server.name}.`)) continue;
+      const connected = this.#servers.get(server.name);
+      if (connected === undefined) continue;
+      const { source } = await connected;
+      const tool = source.tools().find((t) => t.def.name === name);
+      if (tool !== undefined) return { tool, tags: effectiveServerTags(server.tags) };
+    }
+    return undefined;
+  }
+
+  #connect(
+    server: McpServerSpec,
+    signal: AbortSignal,
+  ): Promise<{ set: McpServerSet; source: McpToolSource }> {
+    let connected = this.#servers.get(server.name);
+    if (connected === undefined) {
+      connected = import('../tools/mcp/index.js').then(async ({ connectMcpServers }) => {
+        const set = await connectMcpServers([{ ...server, required: true }], {
+          signal,
+          clientInfo: { name: 'arbor', version: this.#options.version },
+        });
+        const [source] = set.sources;
+        if (source === undefined) throw new Error(`MCP server \`${server.name}\` did not connect`);
+        return { set, source };
+      });
+      this.#servers.set(server.name, connected);
+      // A failed connection is not kept: the next node that needs the server tries again.
+      connected.catch(() => this.#servers.delete(server.name));
+    }
+    return connected;
+  }
+}
+
+/**
+ * Could any rule touch some tool of this server, for this caller? Without listing its tools: a
+ * rule's tool pattern could match a name of the form `<server>.<tool>` (`*`, a prefix pattern
+ * compatible with `<server>.`, or an exact name under it), its tags are among the server's, and
+ * its caller kinds include this one.
+ */
+export function serverCouldBeGated(
+  rules: readonly PolicyRule[],
+  server: McpServerSpec,
+  caller: CallerKind,
+): boolean {
+  const prefix = `${server.name}.`;
+  const tags = effectiveServerTags(server.tags);
+  return rules.some(({ match }) => {
+    if (match.caller !== undefined && !match.caller.includes(caller)) return false;
+    if (match.tags !== undefined && !match.tags.every((tag) => tags.includes(tag))) return false;
+    const pattern = match.tool;
+    if (pattern === undefined || pattern === '*') return true;
+    if (pattern.endsWith('*')) {
+      const head = pattern.slice(0, -1);
+      return head.startsWith(prefix) || prefix.startsWith(head);
+    }
+    return pattern.startsWith(prefix);
+  });
+}
