@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
+import { PolicyRulesSchema } from '../tools/index.js';
 import {
   ArborError,
+  McpServerSpecSchema,
   DialectSchema,
   formatIssues,
   HeadersSchema,
@@ -70,6 +72,18 @@ export const ConfigFileSchema = z.strictObject({
     })
     .optional(),
   budget: z.strictObject({ usd: z.number().positive().optional() }).optional(),
+  /** MCP servers the root holds (children get subsets): `[[mcp.server]]` tables. */
+  mcp: z
+    .strictObject({ server: z.array(z.strictObject(McpServerSpecSchema.shape)).optional() })
+    .optional(),
+  security: z
+    .strictObject({
+      /** Let a node hold untrusted input, sensitive data and egress together. */
+      allow_trifecta: z.boolean().optional(),
+      /** Ordered rules; the first that matches a gated call decides: `[[security.policy]]`. */
+      policy: PolicyRulesSchema.optional(),
+    })
+    .optional(),
   agent: z
     .strictObject({
       /** What `ask_human` does when no terminal can ask: `fail` at once, or `wait` for `arbor gate answer`. */

@@ -19,6 +19,9 @@ export const RUN_OPTIONS = {
   'fs-write': { type: 'string' },
   exec: { type: 'string' },
   net: { type: 'string' },
+  mcp: { type: 'string', multiple: true },
+  'mcp-tags': { type: 'string', multiple: true },
+  'allow-trifecta': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -46,6 +49,12 @@ Authority (the run's grant; every agent holds at most this; all, none, or a comm
   --fs-write PATHS         writable paths (default: the working directory)
   --exec COMMANDS          commands that may run, matched exactly (default: all)
   --net HOSTS              reachable hosts (default: all)
+
+Tools:
+  --mcp NAME=COMMAND       an MCP server over stdio (repeatable), or --mcp NAME=URL over HTTP
+  --mcp-tags NAME=TAGS     trifecta tags of a server: untrusted_input,sensitive,egress
+  --allow-trifecta         let one agent hold untrusted input, sensitive data and egress
+  Policy rules that gate tool calls come from [[security.policy]] in --config.
 
 Run:
   --warm                   keep the session open: each stdin line is the next message, one

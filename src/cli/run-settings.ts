@@ -1,6 +1,10 @@
+import type { PolicyRule } from '../tools/index.js';
 import {
   ArborError,
   IntelConfigSchema,
+  McpServerSpecSchema,
+  TrifectaTagSchema,
+  type McpServerSpec,
   type Caveats,
   type Scope,
   formatIssues,
@@ -34,6 +38,9 @@ export interface RunFlags {
   'fs-write'?: string | undefined;
   exec?: string | undefined;
   net?: string | undefined;
+  mcp?: string[] | undefined;
+  'mcp-tags'?: string[] | undefined;
+  'allow-trifecta'?: boolean | undefined;
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
@@ -52,6 +59,10 @@ export interface RunSettings {
   askFallback: 'fail' | 'wait';
   /** The run's grant: every node holds at most this. */
   grant: Caveats;
+  /** MCP servers the root holds, with secret references still unresolved. */
+  mcpServers: McpServerSpec[];
+  rules: PolicyRule[];
+  allowTrifecta: boolean;
   budgetUsd: number | undefined;
   provider: 'process';
   dbPath: string;
@@ -126,6 +137,9 @@ export function resolveRunSettings(
       config?.agent?.ask_human_fallback ??
       'fail',
     grant: resolveGrant(flags, config, process.cwd()),
+    mcpServers: resolveMcpServers(flags, config),
+    rules: config?.security?.policy ?? [],
+    allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,
     budgetUsd: positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
     provider: 'process',
     dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
@@ -270,6 +284,56 @@ function resolveGrant(flags: RunFlags, config: ConfigFile | undefined, cwd: stri
     net: axis('net') ?? file?.net ?? 'all',
     max_calls: file?.max_calls ?? 'unlimited',
   };
+}
+
+/**
+ * The root's MCP servers: `[[mcp.server]]` tables from the config, then `--mcp NAME=COMMAND` (a
+ * stdio server; the command is split on spaces) or `--mcp NAME=URL` (Streamable HTTP), with
+ * `--mcp-tags NAME=tag,tag` adding trifecta tags. A flag naming a configured server replaces it.
+ */
+function resolveMcpServers(flags: RunFlags, config: ConfigFile | undefined): McpServerSpec[] {
+  const servers = new Map<string, McpServerSpec>();
+  for (const table of config?.mcp?.server ?? []) {
+    const parsed = McpServerSpecSchema.safeParse(table, { reportInput: true });
+    if (!parsed.success)
+      throw new ArborError(
+        'config',
+        `${flags.config ?? 'config'}: \`mcp.server\` \`${table.name}\`: ${formatIssues(parsed.error.issues)}`,
+      );
+    servers.set(parsed.data.name, parsed.data);
+  }
+  for (const entry of flags.mcp ?? []) {
+    const [name = '', ...rest] = entry.split('=');
+    const target = rest.join('=').trim();
+    if (name === '' || target === '')
+      throw new ArborError(
+        'usage',
+        `Expected \`--mcp\` as \`NAME=COMMAND\` or \`NAME=URL\`, got \`${entry}\`.`,
+      );
+    const [command = '', ...args] = target.split(/\s+/);
+    const candidate = /^https?:\/\//.test(target) ? { name, url: target } : { name, command, args };
+    const parsed = McpServerSpecSchema.safeParse(candidate, { reportInput: true });
+    if (!parsed.success)
+      throw new ArborError('usage', `\`--mcp ${entry}\`: ${formatIssues(parsed.error.issues)}`);
+    servers.set(name, parsed.data);
+  }
+  for (const entry of flags['mcp-tags'] ?? []) {
+    const [name = '', tags = ''] = entry.split('=');
+    const server = servers.get(name);
+    if (server === undefined)
+      throw new ArborError(
+        'usage',
+        `\`--mcp-tags ${entry}\` names no MCP server (yours: ${[...servers.keys()].join(', ') || 'none'}).`,
+      );
+    const parsed = TrifectaTagSchema.array().safeParse(tags.split(',').filter((tag) => tag !== ''));
+    if (!parsed.success)
+      throw new ArborError(
+        'usage',
+        `\`--mcp-tags ${entry}\`: expected tags among untrusted_input, sensitive, egress.`,
+      );
+    servers.set(name, { ...server, tags: parsed.data });
+  }
+  return [...servers.values()];
 }
 
 function dialectOf(layer: Layer): Dialect {

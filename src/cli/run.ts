@@ -1,6 +1,13 @@
 import { createInterface } from 'node:readline';
 import { resolveCredentials } from '../intel/index.js';
-import { isArborError, type IntelConfig, type Outcome, type Usage } from '../protocol/index.js';
+import {
+  isArborError,
+  type IntelConfig,
+  type McpServerSpec,
+  type Outcome,
+  type Usage,
+} from '../protocol/index.js';
+import { resolveReferences } from '../tools/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
   failResponder,
@@ -47,6 +54,7 @@ export async function runCommand(
       settings.intelligence ?? mock?.intelligence ?? missing(),
       env,
     );
+    settings.mcpServers = await resolveServerSecrets(settings.mcpServers, env);
     return await runWithStore(settings, intelligence, io, env, timing, mock?.label);
   } finally {
     await mock?.close();
@@ -97,6 +105,8 @@ async function runWithStore(
     },
     rate: settings.spawnRate,
     humans: humanResponder(settings, io, store),
+    rules: settings.rules,
+    allowTrifecta: settings.allowTrifecta,
     onEvent: (event) => {
       eventLog?.(event);
       if (event.type === 'turn' && settings.warm)
@@ -126,6 +136,7 @@ async function runWithStore(
     },
     warm: settings.warm,
     caveats: settings.grant,
+    mcp_servers: settings.mcpServers,
   });
   const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
   let result: NodeResult;
@@ -138,7 +149,8 @@ async function runWithStore(
     store.close();
     if (isArborError(error, 'spawn_failed')) {
       await write(io.stderr, `arbor: the root agent could not start: ${error.message}\n`);
-      return EXIT.internal;
+      const failedCode = error.details.failedCode;
+      return typeof failedCode === 'string' ? exitCodeFor('failed', failedCode) : EXIT.internal;
     }
     throw error;
   }
@@ -239,6 +251,25 @@ function jsonReport(runId: string, result: NodeResult, nodes: TreeNode[]) {
       usage: node.usage,
     })),
   };
+}
+
+/**
+ * Resolves `{{env:NAME}}` and `{{secret:NAME}}` (both read from the environment) in MCP headers
+ * and variables here, where the environment is: the resolved values travel to children in their
+ * payload, over the pipe, and are redacted from every stored copy.
+ */
+async function resolveServerSecrets(
+  servers: McpServerSpec[],
+  env: NodeJS.ProcessEnv,
+): Promise<McpServerSpec[]> {
+  const sources = { env, resolveSecret: (name: string) => env[name] };
+  return Promise.all(
+    servers.map(async (server) => ({
+      ...server,
+      headers: (await resolveReferences(server.headers, 'header', sources)).values,
+      env: (await resolveReferences(server.env, 'variable', sources)).values,
+    })),
+  );
 }
 
 function missing(): never {

@@ -95,7 +95,7 @@ export function syntheticEnd(
 /** The error for a child that never said `ready`, with what it said on stderr. */
 export function spawnFailure(
   exit: ProcessExit,
-  failed: string | undefined,
+  failed: { message: string; code?: string } | undefined,
   stderrTail: readonly string[],
 ): ArborError {
   const how =
@@ -104,10 +104,16 @@ export function spawnFailure(
       : `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before \`ready\``;
   const message = [
     `child ${how}`,
-    failed === undefined ? '' : `: ${failed}`,
+    failed === undefined ? '' : `: ${failed.message}`,
     stderrTail.length === 0 ? '' : `; last stderr lines:\n${stderrTail.join('\n')}`,
   ].join('');
   return new ArborError('spawn_failed', message, {
-    details: { exitCode: exit.code, signal: exit.signal, stderr: [...stderrTail] },
+    // The child's own error code (`mcp_unavailable`, `intel_auth`, …) decides the exit code.
+    details: {
+      exitCode: exit.code,
+      signal: exit.signal,
+      stderr: [...stderrTail],
+      ...(failed?.code === undefined ? {} : { failedCode: failed.code }),
+    },
   });
 }

@@ -286,7 +286,7 @@ export class ProcessRun {
   }
 
   #spawnError(exit: ProcessExit): ArborError {
-    const failed = this.#terminal?.via === 'failed' ? this.#terminal.error?.message : undefined;
+    const failed = this.#terminal?.via === 'failed' ? this.#terminal.error : undefined;
     return spawnFailure(exit, failed, this.#child.stderrTail());
   }
 

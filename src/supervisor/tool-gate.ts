@@ -136,9 +136,7 @@ export class ToolGate {
       reason: verdict.reason,
       ...(verdict.failedClosed ? { failed_closed: true } : {}),
     });
-    const rule = verdict.ruleIndex === undefined ? 'no rule' : `policy rule #${verdict.ruleIndex}`;
-    if (verdict.action === 'deny')
-      return fail(`\`${frame.name}\` refused by ${rule}: ${verdict.reason}.`);
+    if (verdict.action === 'deny') return fail(`\`${frame.name}\` refused by ${verdict.reason}.`);
     if (verdict.action === 'ask') {
       const question =
         verdict.rule?.question ?? `Allow \`${frame.name}\` with ${JSON.stringify(frame.args)}?`;
@@ -161,7 +159,7 @@ export class ToolGate {
       });
       if (!approved) {
         return fail(
-          `\`${frame.name}\` was not approved (${rule}): ${answer.answered ? `the answer was "${answer.answer}"` : answer.reason}.`,
+          `\`${frame.name}\` was not approved (${verdict.reason}): ${answer.answered ? `the answer was "${answer.answer}"` : answer.reason}.`,
         );
       }
     }

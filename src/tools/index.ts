@@ -96,6 +96,7 @@ export {
   connectMcpServer,
   connectMcpServers,
   mcpToolNames,
+  resolveReferences,
   toMcpMeta,
   type CloseOutcome,
   type ConnectMcpServerOptions,

@@ -22,3 +22,8 @@ export {
 export type { CloseOutcome } from './server-channel.js';
 export type { StopHow, StopOutcome } from './stop-process.js';
 export { mcpToolNames } from './tool-names.js';
+export {
+  resolveReferences,
+  type ReferenceSources,
+  type ResolvedMap,
+} from './resolve-references.js';
