@@ -125,10 +125,8 @@ export function admitSpawn(
     ...optional('output_schema', args.output_schema),
     caveats: meetGrant(caller.payload.caveats, args.caveats, context.cwd),
     ...optional('persona', args.persona),
-    orchestrator: {
-      name: `arbor node ${caller.node.path}`,
-      role: summarize(caller.node.instruction),
-    },
+    // Who spawned the child, but never what it was told: the parent's instruction is not the child's.
+    orchestrator: { name: `arbor node ${caller.node.path}` },
   };
   // The seed must not carry the caller's own fields that do not pass down.
   delete base.turn;
@@ -159,9 +157,4 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
-
-function summarize(instruction: string): string {
-  const line = instruction.replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
