@@ -87,7 +87,7 @@ describe('admitSpawn: gates in order, each refusal naming its limit', () => {
     ],
     ['rate', { rate: new SpawnRate(1, 2_000, 0) }, 0, undefined],
   ] as const)('%s', (_, overrides, liveChildren, reason) => {
-    const ctx = context(overrides as Partial<Parameters<typeof admitSpawn>[2]>);
+    const ctx = context(overrides);
     const who = caller(rootPayload(), liveChildren, ctx.tree);
     if (reason !== undefined) {
       expect(admitSpawn(who, args(), ctx)).toMatchObject({ ok: false, reason });
@@ -162,22 +162,22 @@ describe('admitSpawn: gates in order, each refusal naming its limit', () => {
       name: 'process',
       capabilities: { ...PROVIDERS.process.capabilities, outputSchema: false },
     };
-    expect(() =>
+    expect(() => {
       requireCapabilities(limited, {
         outputSchema: true,
         toolFilter: false,
         persona: false,
         depthLimit: true,
-      }),
-    ).toThrow('provider `process` cannot enforce `outputSchema`, which this request needs');
-    expect(() =>
+      });
+    }).toThrow('provider `process` cannot enforce `outputSchema`, which this request needs');
+    expect(() => {
       requireCapabilities(limited, {
         outputSchema: false,
         toolFilter: true,
         persona: true,
         depthLimit: true,
-      }),
-    ).not.toThrow();
+      });
+    }).not.toThrow();
   });
 });
 
@@ -242,7 +242,7 @@ describe('narrowing is monotone down random trees (property)', () => {
             const { parent: _index, ...rest } = req;
             const admitted = admitSpawn(
               { node: ctx.tree.require(parentId), payload: parent, liveChildren: 0 },
-              { instruction: 'x', ...rest } as SubagentRunArgs,
+              { instruction: 'x', ...rest },
               ctx,
             );
             if (!admitted.ok) continue;
