@@ -1,6 +1,7 @@
 import { AgentSession } from '../loop/index.js';
 import type { TurnSpec } from '../protocol/index.js';
 import { channelHooks, type ChildContext } from './child-context.js';
+import { turnTools } from './turn-tools.js';
 
 /**
  * The turn-worker role: run one turn over the transcript slice the supervisor handed over, with
@@ -11,7 +12,7 @@ export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Prom
   const hooks = channelHooks(context, { admission: turn.budget_admission });
   const session = new AgentSession({
     model: context.model,
-    tools: context.tools,
+    tools: turnTools(turn, context.tools, context.channel, writer),
     system: turn.system,
     transcript: turn.messages,
     limits: { ...payload.limits, max_steps: turn.max_rounds ?? payload.limits.max_steps },
