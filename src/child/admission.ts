@@ -23,6 +23,9 @@ export function admitOverChannel(channel: ControlChannel, writer: FrameWriter) {
         throw new ArborError(
           'budget_refused',
           grant.reason ?? 'the supervisor refused budget for this call',
+          {
+            details: { limit: grant.limit ?? 'usd' },
+          },
         );
       }
       await abortableDelay(grant.wait_ms, options.signal);

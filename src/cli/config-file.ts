@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
+import { BudgetWindowSchema } from '../supervisor/budget/index.js';
 import { PolicyRulesSchema } from '../tools/index.js';
 import {
   ArborError,
@@ -71,7 +72,16 @@ export const ConfigFileSchema = z.strictObject({
         .optional(),
     })
     .optional(),
-  budget: z.strictObject({ usd: z.number().positive().optional() }).optional(),
+  /** The tree's money ceiling, how children's asks beyond their share are met, and rate windows. */
+  budget: z
+    .strictObject({
+      usd: z.number().positive().optional(),
+      /** A `subagent.run` asking more than its caller has left gets what is left, or nothing. */
+      on_excess: z.enum(['clamp', 'refuse']).optional(),
+      /** `[[budget.window]]`: tokens and requests per minute, hour or day, shared across runs. */
+      window: z.array(BudgetWindowSchema).optional(),
+    })
+    .optional(),
   /** MCP servers the root holds (children get subsets): `[[mcp.server]]` tables. */
   mcp: z
     .strictObject({ server: z.array(z.strictObject(McpServerSpecSchema.shape)).optional() })

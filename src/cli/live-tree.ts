@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
-import type { Tree, TreeNode } from '../supervisor/index.js';
+import { addUsage } from '../loop/index.js';
+import type { Usage } from '../protocol/index.js';
+import { subtreeUsage, type Tree, type TreeNode } from '../supervisor/index.js';
 
 const MARK: Record<string, string> = {
   pending: '·',
@@ -12,8 +14,9 @@ const MARK: Record<string, string> = {
 };
 
 /**
- * The live tree on a terminal's stderr: one line per node (status, step, tokens, elapsed time,
- * instruction), redrawn in place a few times a second and once more at the end.
+ * The live tree on a terminal's stderr: one line per node (status, step, tokens and cost — its own,
+ * and its subtree's when it has children — elapsed time, instruction) and a total line, redrawn in
+ * place a few times a second and once more at the end.
  */
 export class LiveTree {
   readonly #out: Writable;
@@ -43,24 +46,46 @@ export class LiveTree {
   draw(): void {
     const columns = (this.#out as { columns?: number }).columns;
     const width = columns !== undefined && columns > 20 ? columns : 100;
-    const lines = this.#tree
-      .nodes()
+    const nodes = this.#tree.nodes();
+    const lines = nodes
       .sort((a, b) => comparePaths(a.path, b.path))
-      .map((node) => clip(renderNode(node, this.#now()), width));
+      .map((node) => clip(renderNode(node, this.#now(), subtreeOf(this.#tree, node)), width));
+    lines.push(clip(renderTotal(nodes), width));
     const up = this.#drawn > 0 ? `\u001b[${this.#drawn}F` : '';
     this.#out.write(`${up}${lines.map((line) => `\u001b[2K${line}`).join('\n')}\n`);
     this.#drawn = lines.length;
   }
 }
 
-export function renderNode(node: TreeNode, now: number): string {
+export function renderNode(node: TreeNode, now: number, subtree?: Usage): string {
   const indent = '  '.repeat(node.depth);
   const mark = MARK[node.status] ?? '✗';
-  const tokens = node.usage.input_tokens + node.usage.output_tokens;
-  const cost = node.usage.cost_usd === undefined ? '' : ` $${node.usage.cost_usd.toFixed(4)}`;
   const elapsed = ((node.endedAt ?? now) - node.createdAt) / 1000;
   const preview = node.instruction.replace(/\s+/g, ' ').slice(0, 60);
-  return `${indent}${mark} ${node.path} ${node.status} · step ${node.steps} · ${formatTokens(tokens)} tok${cost} · ${elapsed.toFixed(1)}s · ${preview}`;
+  const below = subtree === undefined ? '' : ` (subtree ${formatUsage(subtree)})`;
+  return `${indent}${mark} ${node.path} ${node.status} · step ${node.steps} · ${formatUsage(node.usage)}${below} · ${elapsed.toFixed(1)}s · ${preview}`;
+}
+
+/** The closing line: what the whole tree has used. */
+export function renderTotal(nodes: readonly TreeNode[]): string {
+  const total = nodes.reduce<Usage>((sum, node) => addUsage(sum, node.usage), {
+    input_tokens: 0,
+    output_tokens: 0,
+  });
+  return `total · ${nodes.length} node${nodes.length === 1 ? '' : 's'} · ${formatUsage(total)}`;
+}
+
+/** A node's subtree usage, only when it has children (else it is the node's own). */
+function subtreeOf(tree: Tree, node: TreeNode): Usage | undefined {
+  if (node.children.length === 0) return undefined;
+  return subtreeUsage(tree, node.id);
+}
+
+function formatUsage(usage: Usage): string {
+  const tokens = formatTokens(usage.input_tokens + usage.output_tokens);
+  return usage.cost_usd === undefined
+    ? `${tokens} tok`
+    : `${tokens} tok $${usage.cost_usd.toFixed(4)}`;
 }
 
 function formatTokens(tokens: number): string {

@@ -14,6 +14,7 @@ import {
   type SwapPolicy,
 } from '../protocol/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
+import type { BudgetSettings } from '../supervisor/index.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 
@@ -63,7 +64,8 @@ export interface RunSettings {
   mcpServers: McpServerSpec[];
   rules: PolicyRule[];
   allowTrifecta: boolean;
-  budgetUsd: number | undefined;
+  /** The tree's ceiling (`--max-tokens`, `--budget-usd`), excess handling and rate windows. */
+  budget: BudgetSettings;
   provider: 'process';
   dbPath: string;
   json: boolean;
@@ -140,7 +142,11 @@ export function resolveRunSettings(
     mcpServers: resolveMcpServers(flags, config),
     rules: config?.security?.policy ?? [],
     allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,
-    budgetUsd: positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
+    budget: budgetOf(
+      integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
+      positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
+      config,
+    ),
     provider: 'process',
     dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
     json: flags.json === true,
@@ -371,4 +377,19 @@ function positiveNumber(layer: Layer | undefined): number | undefined {
 
 function durationOf(layer: Layer): number {
   return parseDuration(layer.value, layer.name);
+}
+
+function budgetOf(
+  tokens: number | undefined,
+  usd: number | undefined,
+  config: ConfigFile | undefined,
+): BudgetSettings {
+  return {
+    ceiling: {
+      ...(tokens === undefined ? {} : { tokens }),
+      ...(usd === undefined ? {} : { usd }),
+    },
+    onExcess: config?.budget?.on_excess ?? 'clamp',
+    windows: config?.budget?.window ?? [],
+  };
 }

@@ -5,7 +5,6 @@ import {
   type IntelConfig,
   type McpServerSpec,
   type Outcome,
-  type Usage,
 } from '../protocol/index.js';
 import { resolveReferences } from '../tools/index.js';
 import { SqliteStore } from '../store/index.js';
@@ -17,7 +16,6 @@ import {
   timingFromEnv,
   type HumanResponder,
   type NodeResult,
-  type TreeNode,
 } from '../supervisor/index.js';
 import { terminalResponder } from './terminal-responder.js';
 import { loadConfigFile } from './config-file.js';
@@ -107,6 +105,7 @@ async function runWithStore(
     humans: humanResponder(settings, io, store),
     rules: settings.rules,
     allowTrifecta: settings.allowTrifecta,
+    budget: settings.budget,
     onEvent: (event) => {
       eventLog?.(event);
       if (event.type === 'turn' && settings.warm)
@@ -162,10 +161,7 @@ async function runWithStore(
   store.finishRun(runId, outcome.status, Date.now());
   store.close();
   if (settings.json) {
-    await write(
-      io.stdout,
-      `${JSON.stringify(jsonReport(runId, result, supervisor.tree.nodes()))}\n`,
-    );
+    await write(io.stdout, `${JSON.stringify(jsonReport(runId, result, supervisor))}\n`);
   } else if (!settings.warm) {
     await write(io.stdout, formatOutcome(outcome, false));
   }
@@ -224,17 +220,8 @@ function formatOutcome(outcome: Outcome, json: boolean): string {
   return `${typeof result === 'string' ? result : JSON.stringify(result, null, 2)}\n`;
 }
 
-function jsonReport(runId: string, result: NodeResult, nodes: TreeNode[]) {
-  const total = nodes.reduce<Usage>(
-    (sum, node) => ({
-      input_tokens: sum.input_tokens + node.usage.input_tokens,
-      output_tokens: sum.output_tokens + node.usage.output_tokens,
-      ...(sum.cost_usd === undefined && node.usage.cost_usd === undefined
-        ? {}
-        : { cost_usd: (sum.cost_usd ?? 0) + (node.usage.cost_usd ?? 0) }),
-    }),
-    { input_tokens: 0, output_tokens: 0 },
-  );
+function jsonReport(runId: string, result: NodeResult, supervisor: Supervisor) {
+  const nodes = supervisor.tree.nodes();
   const { outcome } = result.end;
   return {
     run_id: runId,
@@ -242,13 +229,14 @@ function jsonReport(runId: string, result: NodeResult, nodes: TreeNode[]) {
     result: outcome.result,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     ...(result.end.error === undefined ? {} : { error: result.end.error }),
-    usage: total,
+    usage: supervisor.subtreeUsage(result.node.id),
     nodes: nodes.map((node) => ({
       id: node.id,
       path: node.path,
       status: node.status,
       steps: node.steps,
       usage: node.usage,
+      subtree_usage: supervisor.subtreeUsage(node.id),
     })),
   };
 }

@@ -257,7 +257,7 @@ class TurnRun {
         if (this.#signal.aborted)
           return { status: 'cancelled', reason: `cancelled: ${reasonOf(this.#signal)}` };
         if (isArborError(error, 'budget_refused'))
-          return { status: 'exhausted_budget', reason: error.message };
+          return { status: refusedStatus(error.details.limit), reason: error.message };
         throw error;
       }
     }
@@ -399,6 +399,20 @@ class TurnRun {
       rounds: this.#steps,
       toolCalls: this.#toolCalls,
     };
+  }
+}
+
+/** The status a budget refusal ends a turn with, by the limit the supervisor says is spent. */
+function refusedStatus(limit: unknown): TerminalStatus {
+  switch (limit) {
+    case 'tokens':
+      return 'exhausted_tokens';
+    case 'steps':
+      return 'exhausted_steps';
+    case 'time':
+      return 'deadline';
+    default:
+      return 'exhausted_budget';
   }
 }
 

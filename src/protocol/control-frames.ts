@@ -59,6 +59,12 @@ export const BudgetGrantFrameSchema = z.object({
   wait_ms: MillisSchema.optional(),
   model: z.string().min(1).optional(),
   reason: z.string().optional(),
+  /**
+   * With a refusal: which limit is spent, so the child ends with the matching status — `tokens`
+   * (`exhausted_tokens`), `usd` or `window` (`exhausted_budget`), `steps` (`exhausted_steps`),
+   * `time` (`deadline`).
+   */
+  limit: z.enum(['tokens', 'usd', 'steps', 'time', 'window']).optional(),
 });
 
 export const ControlFrameSchema = z.discriminatedUnion('type', [

@@ -65,4 +65,16 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, id)
   );
   `,
+  `
+  CREATE TABLE budget_windows (
+    key          TEXT NOT NULL,
+    period_start INTEGER NOT NULL,
+    tokens       INTEGER NOT NULL DEFAULT 0,
+    requests     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (key, period_start)
+  );
+  ALTER TABLE nodes ADD COLUMN subtree_input_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_output_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_cost_usd REAL;
+  `,
 ];

@@ -44,6 +44,9 @@ export interface NodeRow {
   cost_usd: number | null;
   outcome: string | null;
   error: string | null;
+  subtree_input_tokens: number | null;
+  subtree_output_tokens: number | null;
+  subtree_cost_usd: number | null;
 }
 
 export interface EventRow {
@@ -92,6 +95,15 @@ export function nodeFromRow(row: NodeRow): NodeRecord {
       output_tokens: row.output_tokens,
       ...(row.cost_usd === null ? {} : { cost_usd: row.cost_usd }),
     },
+    ...(row.subtree_input_tokens === null || row.subtree_output_tokens === null
+      ? {}
+      : {
+          subtreeUsage: {
+            input_tokens: row.subtree_input_tokens,
+            output_tokens: row.subtree_output_tokens,
+            ...(row.subtree_cost_usd === null ? {} : { cost_usd: row.subtree_cost_usd }),
+          },
+        }),
     ...(row.outcome === null ? {} : { outcome: OutcomeSchema.parse(json(row.outcome)) }),
     ...(row.error === null ? {} : { error: row.error }),
   };

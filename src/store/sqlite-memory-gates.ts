@@ -2,7 +2,10 @@ import type Database from 'better-sqlite3';
 import type { GateRecord, MemoryEntry } from '../supervisor/store-port.js';
 import { gateFromRow, memoryFromRow, type GateRow, type MemoryRow } from './rows.js';
 
-/** Memory (a durable key-value store with expiry) and human gates, on the run store's database. */
+/**
+ * Memory (a durable key-value store with expiry), human gates and budget-window counters, on the
+ * run store's database.
+ */
 export class MemoryAndGates {
   readonly #db: Database.Database;
   readonly #s: ReturnType<typeof prepare>;
@@ -75,6 +78,16 @@ export class MemoryAndGates {
     return row === undefined ? undefined : gateFromRow(row);
   }
 
+  windowGet(key: string, periodStart: number): { tokens: number; requests: number } {
+    const row = this.#s.windowGet.get(key, periodStart) as
+      { tokens: number; requests: number } | undefined;
+    return row ?? { tokens: 0, requests: 0 };
+  }
+
+  windowAdd(key: string, periodStart: number, tokens: number, requests: number): void {
+    this.#s.windowAdd.run({ key, period_start: periodStart, tokens, requests });
+  }
+
   listGates(filter: { runId?: string; status?: GateRecord['status'] }): GateRecord[] {
     const rows = this.#db
       .prepare(
@@ -106,5 +119,12 @@ function prepare(db: Database.Database) {
        WHERE run_id = @run_id AND id = @id AND status = 'open'`,
     ),
     gateGet: db.prepare('SELECT * FROM gates WHERE run_id = ? AND id = ?'),
+    windowGet: db.prepare(
+      'SELECT tokens, requests FROM budget_windows WHERE key = ? AND period_start = ?',
+    ),
+    windowAdd: db.prepare(
+      `INSERT INTO budget_windows (key, period_start, tokens, requests) VALUES (@key, @period_start, @tokens, @requests)
+       ON CONFLICT (key, period_start) DO UPDATE SET tokens = tokens + excluded.tokens, requests = requests + excluded.requests`,
+    ),
   };
 }

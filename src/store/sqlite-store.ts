@@ -133,6 +133,11 @@ export class SqliteStore implements RunStore {
     if (patch.error !== undefined) set('error', patch.error);
     if (patch.outcome !== undefined) set('outcome', JSON.stringify(patch.outcome));
     if (patch.payload !== undefined) set('payload', JSON.stringify(patch.payload));
+    if (patch.subtreeUsage !== undefined) {
+      set('subtree_input_tokens', patch.subtreeUsage.input_tokens);
+      set('subtree_output_tokens', patch.subtreeUsage.output_tokens);
+      set('subtree_cost_usd', patch.subtreeUsage.cost_usd ?? null);
+    }
     if (columns.length === 0) return;
     this.#db
       .prepare(`UPDATE nodes SET ${columns.join(', ')} WHERE run_id = @run_id AND id = @id`)
@@ -225,6 +230,15 @@ export class SqliteStore implements RunStore {
 
   listGates(filter: { runId?: string; status?: GateRecord['status'] }): GateRecord[] {
     return this.#memoryAndGates.listGates(filter);
+  }
+
+  windowGet(key: string, periodStart: number): { tokens: number; requests: number } {
+    return this.#memoryAndGates.windowGet(key, periodStart);
+  }
+
+  windowAdd(key: string, periodStart: number, tokens: number, requests: number): void {
+    this.flush();
+    this.#memoryAndGates.windowAdd(key, periodStart, tokens, requests);
   }
 
   close(): void {

@@ -1,3 +1,12 @@
+export {
+  Budget,
+  BudgetWindowSchema,
+  Ledger,
+  OVERDRAW_WAIT_MS,
+  type BudgetSettings,
+  type BudgetWindow,
+  type Grant,
+} from './budget/index.js';
 export { childCommand, childEntryPath, childEnv, type ChildCommand } from './child-entry.js';
 export {
   outcomeOf,
@@ -71,3 +80,4 @@ export {
 } from './supervisor.js';
 export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './timing.js';
 export { Tree, type TreeNode } from './tree.js';
+export { subtreeUsage } from './usage-rollup.js';

@@ -40,6 +40,8 @@ export interface LaunchContext {
   /** Serves a request for an internal tool (everything not gated). */
   serveInternal(live: LiveNode, frame: ToolRequest): Promise<ToolAnswer>;
   admitBudget(live: LiveNode, frame: BudgetRequest): Promise<BudgetAnswer>;
+  /** A usage frame arrived (after the node's own totals were updated). */
+  onUsage(live: LiveNode, usage: Usage): void;
   /** The node has ended, whatever ended it. */
   onEnded(live: LiveNode, end: ChildEnd): void;
 }
@@ -198,6 +200,7 @@ function onFrame(context: LaunchContext, live: LiveNode, frame: AgentFrame): voi
       node.usage = addUsage(node.usage, usage);
       context.store.addUsage(context.runId, node.id, usage);
       context.onEvent({ type: 'usage', nodeId: node.id, usage });
+      context.onUsage(live, usage);
       break;
     }
     case 'turn':

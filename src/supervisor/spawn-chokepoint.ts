@@ -10,6 +10,7 @@ import {
 import { meetPathScopes, type SubagentRunArgs } from '../tools/index.js';
 import { meetToolGrants, narrowServers } from './narrowing.js';
 import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
+import type { Grant, Share } from './budget/index.js';
 import type { SpawnRate } from './spawn-rate.js';
 import type { Tree, TreeNode } from './tree.js';
 
@@ -40,8 +41,11 @@ export interface ChokepointContext {
   rate: SpawnRate;
   cwd: string;
   now: number;
-  /** Budget admission (the ledger); a string is the refusal. */
-  admitBudget?(caller: Caller): string | undefined;
+  /**
+   * The budget the child may hold, carved from what the caller has left (the ledger). A string is
+   * the refusal. Steps and wall time come back as the child's `max_steps` and `deadline_ms`.
+   */
+  budgetFor?(caller: Caller, requested: SubagentRunArgs['budget']): Share;
   /** Authority checks over the child's narrowed grant (trifecta, policy); a string is the refusal. */
   checkGrant?(payload: SpawnPayload, caller: Caller): string | undefined;
 }
@@ -53,6 +57,8 @@ export interface Admitted {
   mode: NonNullable<SubagentRunArgs['mode']>;
   /** Everything but `telemetry` and `depth`, which the supervisor stamps when it mints the node. */
   payload: Omit<SpawnPayload, 'telemetry' | 'depth'>;
+  /** The child's share of the budget, for the ledger. */
+  grant: Grant;
 }
 
 export interface Refused {
@@ -92,8 +98,8 @@ export function admitSpawn(
     );
   if (!context.rate.take(context.now))
     return refuse('spawn rate exceeded: wait before starting more sub-agents');
-  const budget = context.admitBudget?.(caller);
-  if (budget !== undefined) return refuse(budget);
+  const budget = context.budgetFor?.(caller, args.budget);
+  if (budget !== undefined && !budget.ok) return refuse(budget.reason);
 
   const servers = narrowServers(caller.payload.mcp_servers, args.servers);
   if (!servers.ok) return refuse(servers.reason);
@@ -119,7 +125,15 @@ export function admitSpawn(
     history: [],
     mcp_servers: servers.servers,
     gated_tools: [],
-    limits: { ...caller.payload.limits, max_depth: context.limits.maxDepth - depth },
+    limits: {
+      ...caller.payload.limits,
+      max_depth: context.limits.maxDepth - depth,
+      ...(budget === undefined ? {} : { max_steps: budget.maxSteps }),
+      // The child's own loop stops at its subtree's token grant too (the ledger is the real bound).
+      ...(budget?.grant.tokens === undefined
+        ? {}
+        : { max_tokens: Math.floor(budget.grant.tokens) }),
+    },
     warm: mode === 'warm',
     role: 'agent',
     ...optional('output_schema', args.output_schema),
@@ -136,7 +150,11 @@ export function admitSpawn(
   const payload = tools === undefined ? base : narrowTools(base as SpawnPayload, tools);
   const grant = context.checkGrant?.(payload as SpawnPayload, caller);
   if (grant !== undefined) return refuse(grant);
-  return { ok: true, provider, mode, payload };
+  if (budget !== undefined) {
+    if (budget.deadlineMs === undefined) delete payload.limits.deadline_ms;
+    else payload.limits.deadline_ms = budget.deadlineMs;
+  }
+  return { ok: true, provider, mode, payload, grant: budget?.grant ?? {} };
 }
 
 /** `parent ⊓ requested`: paths met as paths, the other axes exactly. An axis not requested stays the parent's. */

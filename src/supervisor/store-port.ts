@@ -43,6 +43,8 @@ export interface NodeRecord {
   endedAt?: number;
   /** The node's own usage (its model calls only). */
   usage: Usage;
+  /** The usage of the node and all its descendants, written when the node ends. */
+  subtreeUsage?: Usage;
   outcome?: Outcome;
   error?: string;
 }
@@ -63,7 +65,14 @@ export type NewEvent = Omit<EventRecord, 'seq'>;
 export type NodePatch = Partial<
   Pick<
     NodeRecord,
-    'status' | 'startedAt' | 'endedAt' | 'outcome' | 'error' | 'attempts' | 'payload'
+    | 'status'
+    | 'startedAt'
+    | 'endedAt'
+    | 'outcome'
+    | 'error'
+    | 'attempts'
+    | 'payload'
+    | 'subtreeUsage'
   >
 >;
 
@@ -124,5 +133,8 @@ export interface RunStore {
   ): boolean;
   getGate(runId: string, id: string): GateRecord | undefined;
   listGates(filter: { runId?: string; status?: GateRecord['status'] }): GateRecord[];
+  /** A budget window's counters for the period starting at `periodStart` (zeros when none). */
+  windowGet(key: string, periodStart: number): { tokens: number; requests: number };
+  windowAdd(key: string, periodStart: number, tokens: number, requests: number): void;
   close(): void;
 }

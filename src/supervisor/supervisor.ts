@@ -31,6 +31,7 @@ import type { Timing } from './timing.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
+import { Budget, type BudgetSettings, type CallerBudget } from './budget/index.js';
 
 /** What the supervisor tells its observers (the live display, NDJSON event output). */
 export type SupervisorEvent =
@@ -57,6 +58,8 @@ export interface SupervisorOptions {
   rules?: readonly PolicyRule[];
   /** `security.allow_trifecta`: let a node hold untrusted input, sensitive data and egress. */
   allowTrifecta?: boolean;
+  /** The tree's ceiling, how children's shares are carved, and windowed rate budgets. */
+  budget?: BudgetSettings;
   /** Extra checks of a child's grant at the chokepoint; a string refuses. */
   checkGrant?: ChokepointContext['checkGrant'];
   onEvent?(event: SupervisorEvent): void;
@@ -91,11 +94,17 @@ export class Supervisor {
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
   readonly #launch: LaunchContext;
+  readonly #budget: Budget;
+  #drained = false;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
     this.#limits = options.limits ?? DEFAULT_SPAWN_LIMITS;
+    this.#budget = new Budget(
+      options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
+      options.store,
+    );
     this.#rate = new SpawnRate(options.rate?.count ?? 8, options.rate?.perMs ?? 2_000, this.#now());
     this.#humans = new HumanGates({
       store: options.store,
@@ -164,7 +173,11 @@ export class Supervisor {
                 `\`${frame.name}\` is not a tool the supervisor serves for this agent: call it directly.`,
               ),
             ),
-      admitBudget: () => Promise.resolve({ ok: true }),
+      admitBudget: (live, frame) =>
+        Promise.resolve(this.#budget.admit(live.node.id, frame.estimate, this.#now())),
+      onUsage: (live, usage) => {
+        this.#onUsage(live, usage);
+      },
       onEnded: (live, end) => {
         this.#onEnded(live, end);
       },
@@ -179,6 +192,7 @@ export class Supervisor {
   async runRoot(template: RootTemplate): Promise<NodeResult> {
     const node = this.tree.mintRoot(template.instruction, this.#now());
     const payload = this.#mint(node, template);
+    this.#budget.openRoot(node.id);
     const trifecta = this.#gate.checkTrifecta(payload);
     if (trifecta !== undefined) throw new ArborError('config', trifecta);
     const live = this.#start(node, payload, 'root', 'process');
@@ -248,6 +262,8 @@ export class Supervisor {
         now: this.#now(),
         checkGrant: (payload, who) =>
           this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
+        budgetFor: (who, requested) =>
+          this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
       },
     );
     if (!decision.ok) {
@@ -259,6 +275,7 @@ export class Supervisor {
     const template = decision.provider.capabilities.inheritsParentContext
       ? { ...decision.payload, history }
       : decision.payload;
+    this.#budget.open(node.id, caller.node.id, decision.grant);
     const child = this.#start(
       node,
       this.#mint(node, template),
@@ -290,6 +307,10 @@ export class Supervisor {
   }
 
   #onEnded(live: LiveNode, end: ChildEnd): void {
+    this.#budget.close(live.node.id);
+    this.#options.store.updateNode(this.#options.runId, live.node.id, {
+      subtreeUsage: subtreeUsage(this.tree, live.node.id),
+    });
     live.stopped.abort('the node ended');
     this.#live.delete(live.node.id);
     live.markEnded(end);
@@ -298,6 +319,22 @@ export class Supervisor {
       const child = this.#live.get(id);
       if (child !== undefined && child.mode !== 'detached')
         void this.#stopSubtree(child.node, `parent ${live.node.id} ended`, false);
+    }
+  }
+
+  /** Folds usage into the ledger; when the tree's ceiling is spent, everything below the root stops. */
+  #onUsage(live: LiveNode, usage: Usage): void {
+    this.#budget.record(live.node.id, usage, this.#now());
+    const root = this.tree.nodes()[0];
+    if (root === undefined || this.#drained || !this.#budget.ledger.isSpent(root.id)) return;
+    this.#drained = true;
+    const spent = this.#budget.ledger.subtree(root.id);
+    this.#recordId(root.id, 'budget.ceiling', { tokens: spent.tokens, usd: spent.usd });
+    // The root itself is refused at its next admission and ends exhausted; its subtree is drained.
+    for (const id of root.children) {
+      const child = this.#live.get(id);
+      if (child !== undefined)
+        void this.#stopSubtree(child.node, 'the tree budget is spent', false);
     }
   }
 
@@ -340,4 +377,15 @@ export class Supervisor {
     });
     if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
   }
+}
+
+function callerBudget(node: TreeNode, payload: SpawnPayload): CallerBudget {
+  const deadline = payload.limits.deadline_ms;
+  return {
+    id: node.id,
+    path: node.path,
+    steps: node.steps,
+    maxSteps: payload.limits.max_steps,
+    deadlineAt: deadline === undefined ? undefined : node.createdAt + deadline,
+  };
 }

@@ -19,6 +19,8 @@ export { formatSchemaErrors } from './format-schema-errors.js';
 export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from './index-tools.js';
 export {
   AskHumanArgs,
+  BudgetRequestSchema,
+  type BudgetRequest,
   HISTORY_ARG,
   internalToolArgs,
   internalToolDefs,

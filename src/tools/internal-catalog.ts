@@ -16,6 +16,30 @@ import { CaveatsSchema, SeedMessageSchema, type ToolDef } from '../protocol/inde
  */
 export const HISTORY_ARG = '_history';
 
+/** What a `subagent.run` may ask for: a share of what its caller has left, never more. */
+export const BudgetRequestSchema = z.strictObject({
+  tokens: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Tokens the sub-agent and its own sub-agents may use in all.'),
+  usd: z.number().positive().optional().describe('US dollars they may spend in all.'),
+  steps: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Model calls the sub-agent itself may make.'),
+  wall_ms: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Wall-clock time the sub-agent may run, in milliseconds.'),
+});
+export type BudgetRequest = z.infer<typeof BudgetRequestSchema>;
+
 const Handle = z.string().min(1).describe('The handle `subagent.run` returned, such as `n3`.');
 
 export const SubagentRunArgs = z.strictObject({
@@ -65,6 +89,9 @@ export const SubagentRunArgs = z.strictObject({
     .string()
     .optional()
     .describe('How the sub-agent should work (a role or style), added to its system prompt.'),
+  budget: BudgetRequestSchema.optional().describe(
+    'A share of your budget for it: by default, all you have left.',
+  ),
 });
 export type SubagentRunArgs = z.infer<typeof SubagentRunArgs>;
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LiveTree, renderNode } from '../../src/cli/live-tree.js';
-import { Tree } from '../../src/supervisor/index.js';
+import { subtreeUsage, Tree } from '../../src/supervisor/index.js';
 
 describe('LiveTree', () => {
   it('draws one line per node with status, step, tokens and elapsed time, indented by depth', () => {
@@ -32,8 +32,29 @@ describe('LiveTree', () => {
     const live = new LiveTree(sink, tree, () => 4_000);
     live.draw();
     live.draw();
-    // The second frame moves the cursor back over the first and redraws it in place.
-    expect(out.split('\u001b[2F')).toHaveLength(2);
+    // Two nodes and the total line; the second frame moves back over the first and redraws it.
+    expect(out.split('\u001b[3F')).toHaveLength(2);
     expect(out).toContain('✓ 0.1 completed');
+    // A node with children shows its subtree's spend as well as its own.
+    expect(out).toContain('1.5k tok $0.0042 (subtree 1.6k tok $0.0042)');
+    expect(out).toContain('total · 2 nodes · 1.6k tok $0.0042');
+  });
+
+  it('shows a parent its subtree: its own usage plus every descendant', () => {
+    const tree = new Tree();
+    const root = tree.mintRoot('plan', 0);
+    const a = tree.mintChild(root.id, 'a', 0);
+    const b = tree.mintChild(a.id, 'b', 0);
+    root.usage = { input_tokens: 10, output_tokens: 0 };
+    a.usage = { input_tokens: 20, output_tokens: 5, cost_usd: 0.5 };
+    b.usage = { input_tokens: 1000, output_tokens: 0, cost_usd: 0.25 };
+    expect(subtreeUsage(tree, a.id)).toEqual({
+      input_tokens: 1020,
+      output_tokens: 5,
+      cost_usd: 0.75,
+    });
+    expect(renderNode(a, 0, subtreeUsage(tree, a.id))).toContain(
+      '25 tok $0.5000 (subtree 1.0k tok $0.7500)',
+    );
   });
 });

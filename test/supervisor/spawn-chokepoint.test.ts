@@ -112,7 +112,7 @@ describe('admitSpawn: gates in order, each refusal naming its limit', () => {
 
   it('asks the budget and the grant checks, in that order', () => {
     const ctx = context({
-      admitBudget: () => 'budget: 0 tokens left',
+      budgetFor: () => ({ ok: false, reason: 'budget: 0 tokens left' }),
       checkGrant: () => 'trifecta',
     });
     expect(admitSpawn(caller(rootPayload(), 0, ctx.tree), args(), ctx)).toMatchObject({
