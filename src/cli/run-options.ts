@@ -38,9 +38,9 @@ Model:
   Credentials come from ARBOR_API_KEY, or OPENAI_API_KEY / ANTHROPIC_API_KEY by dialect.
 
 Limits:
-  --max-steps N            model calls allowed (default 50)
-  --max-tokens N           tokens allowed
-  --budget-usd X           money allowed
+  --max-steps N            model calls the root may make (default 50)
+  --max-tokens N           tokens the whole tree may use (the ceiling; children get shares)
+  --budget-usd X           money the whole tree may spend, priced from intelligence.prices
   --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h
   --max-depth N            levels of delegation allowed below the root (default 3)
 

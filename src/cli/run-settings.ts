@@ -51,7 +51,6 @@ export interface RunSettings {
   intelligence: IntelConfig | undefined;
   swapPolicy: SwapPolicy;
   maxSteps: number;
-  maxTokens: number | undefined;
   deadlineMs: number | undefined;
   maxDepth: number;
   maxBreadth: number;
@@ -117,7 +116,6 @@ export function resolveRunSettings(
       integer(pick('max-steps', 'ARBOR_MAX_STEPS'), 1) ??
       config?.limits?.max_steps ??
       DEFAULT_MAX_STEPS,
-    maxTokens: integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
     deadlineMs:
       deadline !== undefined
         ? durationOf(deadline)

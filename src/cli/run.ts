@@ -129,7 +129,6 @@ async function runWithStore(
     intelligence,
     limits: {
       max_steps: settings.maxSteps,
-      ...(settings.maxTokens === undefined ? {} : { max_tokens: settings.maxTokens }),
       ...(settings.deadlineMs === undefined ? {} : { deadline_ms: settings.deadlineMs }),
       max_depth: settings.maxDepth,
     },

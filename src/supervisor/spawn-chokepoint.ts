@@ -129,10 +129,6 @@ export function admitSpawn(
       ...caller.payload.limits,
       max_depth: context.limits.maxDepth - depth,
       ...(budget === undefined ? {} : { max_steps: budget.maxSteps }),
-      // The child's own loop stops at its subtree's token grant too (the ledger is the real bound).
-      ...(budget?.grant.tokens === undefined
-        ? {}
-        : { max_tokens: Math.floor(budget.grant.tokens) }),
     },
     warm: mode === 'warm',
     role: 'agent',

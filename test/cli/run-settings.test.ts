@@ -41,7 +41,7 @@ describe('resolveRunSettings', () => {
     const fromFile = resolveRunSettings('x', { config }, {});
     expect(fromFile).toMatchObject({
       maxSteps: 10,
-      maxTokens: 1000,
+      budget: { ceiling: { tokens: 1000 }, onExcess: 'clamp', windows: [] },
       deadlineMs: 120_000,
       maxDepth: 3,
       intelligence: { model: 'from-file' },
@@ -130,6 +130,67 @@ describe('resolveRunSettings', () => {
     );
     expect(() => resolveRunSettings('x', { ...base, config: '/no/such/file.toml' }, {})).toThrow(
       'Cannot read the config file /no/such/file.toml: ENOENT',
+    );
+  });
+
+  it('builds the tree budget from --max-tokens, --budget-usd and the [budget] section', () => {
+    const config = configFile(
+      [
+        '[budget]',
+        'usd = 2.5',
+        'on_excess = "refuse"',
+        '[[budget.window]]',
+        'per = "minute"',
+        'tokens = 50000',
+        'tactic = "degrade"',
+        'degrade_model = "small"',
+        '[[budget.window]]',
+        'per = "day"',
+        'requests = 1000',
+        '',
+      ].join('\n'),
+    );
+    const settings = resolveRunSettings('x', { ...base, config, 'max-tokens': '9000' }, {});
+    expect(settings.budget).toEqual({
+      ceiling: { tokens: 9000, usd: 2.5 },
+      onExcess: 'refuse',
+      windows: [
+        { per: 'minute', tokens: 50000, tactic: 'degrade', degrade_model: 'small' },
+        { per: 'day', requests: 1000, tactic: 'wait' },
+      ],
+    });
+    const flags = resolveRunSettings('x', { ...base, config, 'budget-usd': '0.25' }, {});
+    expect(flags.budget.ceiling).toEqual({ usd: 0.25 });
+    expect(resolveRunSettings('x', base, {}).budget).toEqual({
+      ceiling: {},
+      onExcess: 'clamp',
+      windows: [],
+    });
+  });
+
+  it.each([
+    ['[budget]\non_excess = "maybe"\n', '`budget.on_excess`'],
+    [
+      '[[budget.window]]\nper = "week"\ntokens = 5\n',
+      '`budget.window[0].per`: expected "minute" | "hour" | "day", got "week"',
+    ],
+    ['[[budget.window]]\nper = "day"\n', 'expected `tokens` or `requests` (or both)'],
+    [
+      '[[budget.window]]\nper = "day"\ntokens = 5\ntactic = "degrade"\n',
+      '`tactic = "degrade"` needs a `degrade_model`',
+    ],
+    [
+      '[[budget.window]]\nper = "day"\ntokens = -5\n',
+      '`budget.window[0].tokens`: expected number > 0',
+    ],
+  ])('rejects a bad budget section %j', (text, message) => {
+    const config = configFile(text);
+    expect(() => resolveRunSettings('x', { ...base, config }, {})).toThrow(message);
+  });
+
+  it('rejects a bad --budget-usd', () => {
+    expect(() => resolveRunSettings('x', { ...base, 'budget-usd': 'free' }, {})).toThrow(
+      '--budget-usd',
     );
   });
 });
