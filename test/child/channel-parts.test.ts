@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { admitOverChannel } from '../../src/child/admission.js';
+import type { ControlChannel } from '../../src/child/control-channel.js';
+import type { FrameWriter } from '../../src/child/frame-writer.js';
 import { Hold } from '../../src/child/hold.js';
 import { InjectQueue } from '../../src/child/inject-queue.js';
 import { ReplySlots } from '../../src/child/reply-slots.js';
+import type { AgentFrame, ControlFrame } from '../../src/protocol/index.js';
 
 describe('ReplySlots', () => {
   it('matches answers to requests by id, in any order', async () => {
@@ -79,5 +83,62 @@ describe('Hold', () => {
     controller.abort();
     await cancelled;
     expect(hold.paused).toBe(true);
+  });
+});
+
+describe('admitOverChannel', () => {
+  type Grant = Extract<ControlFrame, { type: 'budget_grant' }>;
+
+  /** A channel whose supervisor answers each `budget_request` with the next scripted grant. */
+  function scripted(answers: Omit<Grant, 'type' | 'id'>[]) {
+    const budgetReplies = new ReplySlots<Grant>();
+    const asked: number[] = [];
+    const writer = {
+      send(frame: AgentFrame) {
+        if (frame.type !== 'budget_request') return;
+        asked.push(frame.estimate);
+        const answer = answers.shift();
+        if (answer !== undefined)
+          queueMicrotask(() =>
+            budgetReplies.settle(frame.id, { type: 'budget_grant', id: frame.id, ...answer }),
+          );
+      },
+    };
+    const admit = admitOverChannel(
+      { budgetReplies } as unknown as ControlChannel,
+      writer as unknown as FrameWriter,
+    );
+    return { admit, asked };
+  }
+
+  it('waits as told and asks again, then goes on the model it is given', async () => {
+    const { admit, asked } = scripted([
+      { ok: false, wait_ms: 5 },
+      { ok: false, wait_ms: 5 },
+      { ok: true, model: 'small-model' },
+    ]);
+    await expect(admit(120, { signal: new AbortController().signal })).resolves.toEqual({
+      model: 'small-model',
+    });
+    expect(asked).toEqual([120, 120, 120]);
+  });
+
+  it('turns a refusal into budget_refused carrying the spent limit', async () => {
+    const { admit } = scripted([{ ok: false, reason: 'token budget spent', limit: 'tokens' }]);
+    await expect(admit(1, { signal: new AbortController().signal })).rejects.toMatchObject({
+      code: 'budget_refused',
+      message: 'token budget spent',
+      details: { limit: 'tokens' },
+    });
+  });
+
+  it('stops waiting when cancelled', async () => {
+    const { admit } = scripted([{ ok: false, wait_ms: 60_000 }]);
+    const controller = new AbortController();
+    const pending = admit(1, { signal: controller.signal });
+    await Promise.resolve();
+    await Promise.resolve();
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
   });
 });

@@ -30,7 +30,7 @@ function endless(tag: string, tokens: number, count = 400) {
   }));
 }
 
-async function run(playbook: unknown, args: string[], instruction: string) {
+async function run(playbook: unknown, args: string[], instruction: string, db = tempDb()) {
   const server = await fakeLlm(playbook as Parameters<typeof fakeLlm>[0]);
   const result = await runArbor(
     [
@@ -45,7 +45,7 @@ async function run(playbook: unknown, args: string[], instruction: string) {
       ...args,
       instruction,
     ],
-    { env: { ARBOR_DB: tempDb() } },
+    { env: { ARBOR_DB: db } },
   );
   return {
     ...result,
@@ -206,5 +206,52 @@ describe('budget', () => {
     expect(total(report?.usage)).toBeGreaterThanOrEqual(2000);
     expect(total(report?.usage)).toBeLessThanOrEqual(2000 + 2 * 100);
     expect(stderr).toContain('"event":"budget.ceiling"');
+  });
+
+  it('keeps a spent request window spent for the next run on the same store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arbor-budget-'));
+    const config = join(dir, 'arbor.toml');
+    await writeFile(config, '[[budget.window]]\nper = "day"\nrequests = 3\ntactic = "refuse"\n');
+    const db = tempDb();
+    const first = await run(
+      { scripts: [{ steps: endless('w', 10) }] },
+      ['--config', config],
+      'Use the window.',
+      db,
+    );
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.report?.status).toBe('exhausted_budget');
+    expect(first.report?.reason).toContain('the 3 requests per day budget is spent until');
+    expect(first.server.requests).toHaveLength(3);
+    // A new run (a restart) finds the window still spent and never calls the model.
+    const second = await run(
+      { scripts: [{ steps: [{ text: 'hello' }] }] },
+      ['--config', config],
+      'Try again.',
+      db,
+    );
+    expect(second.code, second.stderr).toBe(7);
+    expect(second.server.requests).toHaveLength(0);
+  });
+
+  it('degrades to the cheaper model once a degrade window is spent', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'arbor-budget-'));
+    const config = join(dir, 'arbor.toml');
+    await writeFile(
+      config,
+      '[[budget.window]]\nper = "day"\nrequests = 2\ntactic = "degrade"\ndegrade_model = "small-model"\n',
+    );
+    const { code, server, stderr } = await run(
+      { scripts: [{ steps: [...endless('d', 10, 3), { text: 'done' }] }] },
+      ['--config', config],
+      'Work until done.',
+    );
+    expect(code, stderr).toBe(0);
+    expect(server.requests.map((r) => (r.body as { model: string }).model)).toEqual([
+      'm',
+      'm',
+      'small-model',
+      'small-model',
+    ]);
   });
 });

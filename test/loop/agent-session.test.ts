@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/intel/index.js';
 import { AgentSession, type SessionHooks } from '../../src/loop/index.js';
-import { LimitsSchema, type TranscriptMessage } from '../../src/protocol/index.js';
+import { ArborError, LimitsSchema, type TranscriptMessage } from '../../src/protocol/index.js';
 import { ToolSet, type Tool } from '../../src/tools/index.js';
 import { fakeLlm, steps } from '../helpers/fake-llm.js';
 
@@ -173,6 +173,48 @@ describe('AgentSession', () => {
     });
     expect(server.requests).toHaveLength(2);
   });
+
+  it.each([
+    ['tokens', 'exhausted_tokens'],
+    ['usd', 'exhausted_budget'],
+    ['window', 'exhausted_budget'],
+    ['steps', 'exhausted_steps'],
+    ['time', 'deadline'],
+  ])(
+    'honours admission: a cheaper model when told, then ends by the refused limit (%s)',
+    async (limit, status) => {
+      const answers: (() => Promise<{ model?: string }>)[] = [
+        () => Promise.resolve({}),
+        () => Promise.resolve({ model: 'small-model' }),
+        () => Promise.reject(new ArborError('budget_refused', 'spent', { details: { limit } })),
+      ];
+      const estimates: number[] = [];
+      const { server, agent } = await session(
+        steps(
+          { text: 'step one', tool_calls: [{ name: 'test.wait', args: { ms: 1, tag: '1' } }] },
+          { text: 'step two', tool_calls: [{ name: 'test.wait', args: { ms: 1, tag: '2' } }] },
+          { text: 'never asked' },
+        ),
+        [waitTool([])],
+        {},
+        {
+          admit: (estimate) => {
+            estimates.push(estimate);
+            return answers.shift()!();
+          },
+        },
+      );
+      const report = await agent.runTurn(undefined, { signal });
+      // The second call went to the cheaper model; the third was never sent.
+      expect(server.requests.map((r) => (r.body as { model: string }).model)).toEqual([
+        'm',
+        'small-model',
+      ]);
+      expect(estimates).toHaveLength(3);
+      expect(estimates[2]).toBeGreaterThan(estimates[0]!);
+      expect(report.outcome).toMatchObject({ status, reason: 'spent', result: 'step two' });
+    },
+  );
 
   it('ends cancelled when its signal fires during a model call', async () => {
     const { server, agent } = await session(steps({ text: 'late', delay_ms: 10_000 }), []);
