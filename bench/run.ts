@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
+import { benchDelegation } from './delegation.js';
 import { benchIntel } from './intel.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
@@ -12,6 +13,7 @@ import type { BenchResult } from './stats.js';
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
+  delegation: benchDelegation,
   intel: benchIntel,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,

@@ -1,0 +1,179 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../src/store/index.js';
+import { childCommand, childEntryPath, ChildPool } from '../src/supervisor/index.js';
+import { startFakeLlm, type FakeLlm } from '../src/testing/index.js';
+import { timeArborDirectCalls, timeArborRun, type ArborRun } from './delegation-arbor.js';
+import { checkRequests } from './delegation-check.js';
+import {
+  arePeersInstalled,
+  PEER_FRAMEWORKS,
+  PEERS_INSTALL,
+  runPeer,
+  type PeerFramework,
+} from './delegation-peers.js';
+import { delegationPhases } from './delegation-phases.js';
+import { delegationPlaybook, type Shape } from './delegation-playbook.js';
+import { delegationMetrics, type Series } from './delegation-report.js';
+import type { BenchResult } from './stats.js';
+
+/**
+ * Orchestration overhead per delegation, arbor against its peers, in one run on one fake LLM
+ * (in this process, answering at once). Each framework runs a root that delegates N sub-tasks
+ * one after another, each sub-agent making one model call, and the same root with a no-op tool
+ * in place of the sub-agent; and it makes single model calls directly. Overhead per delegation,
+ * per pair of adjacent runs: (delegating − no-op) / N − one direct call. See
+ * `docs/performance.md`.
+ */
+const N = 20;
+/** Warm-up pairs and timed pairs; a process-provider run takes seconds, and varies less. */
+const IN_PROCESS: Plan = { warmup: 3, reps: 20 };
+const PROCESS: Plan = { warmup: 1, reps: 8 };
+const DIRECT_CALLS = 100;
+/** Idle children for the pooled variant, as in `bench/spawn.ts`. */
+const POOL_SIZE = 4;
+
+interface Plan {
+  warmup: number;
+  reps: number;
+}
+
+export async function benchDelegation(): Promise<BenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-delegation-'));
+  const noopDirs = Array.from({ length: N }, (_, k) => join(dir, `d${k}`));
+  for (const noop of noopDirs) mkdirSync(noop);
+  const llm = await startFakeLlm({ playbook: delegationPlaybook(N, noopDirs) });
+  const store = new SqliteStore(join(dir, 'bench.db'));
+  try {
+    const base = { store, url: llm.url, dir, n: N };
+    const direct = await timeArborDirectCalls(llm.url, DIRECT_CALLS, IN_PROCESS.warmup * 10);
+    const processRun = { ...base, framework: 'arbor-process' } as const;
+    const series: Series[] = [
+      await measureArbor(llm, 'arbor spawn', direct, { ...base, framework: 'arbor-spawn' }),
+      await measureArbor(llm, 'arbor process, cold', direct, processRun, PROCESS),
+      await measurePooled(llm, direct, processRun),
+      // An experiment, not a setting arbor uses: children whose V8 compiles WebAssembly (undici's
+      // HTTP parser) with its baseline compiler only, so they exit without waiting for the
+      // optimising compile (see docs/performance.md).
+      await measureArbor(
+        llm,
+        'arbor process, cold, --liftoff-only',
+        direct,
+        {
+          ...processRun,
+          env: {
+            ...process.env,
+            ARBOR_CHILD_COMMAND: `${process.execPath} --liftoff-only ${childEntryPath()}`,
+          },
+        },
+        PROCESS,
+      ),
+    ];
+    let peers: string;
+    if (arePeersInstalled()) {
+      for (const framework of PEER_FRAMEWORKS) series.push(await measurePeer(llm, framework));
+      peers = 'measured';
+    } else {
+      peers = `skipped: bench/peers/node_modules is missing; install with \`${PEERS_INSTALL}\``;
+      console.error(`delegation: peer frameworks ${peers}`);
+    }
+    return {
+      name: 'delegation',
+      metrics: {
+        'delegations per run (N)': N,
+        'timed pairs (in-process and peers / process provider)': `${IN_PROCESS.reps} / ${PROCESS.reps}`,
+        'direct calls per framework': DIRECT_CALLS,
+        peers,
+        ...delegationMetrics(series, N),
+      },
+    };
+  } finally {
+    store.close();
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Warm-up, then `reps` pairs of a delegating and a no-op run, alternating which goes first. */
+async function measureArbor(
+  llm: FakeLlm,
+  label: string,
+  direct: number[],
+  run: Omit<ArborRun, 'shape'>,
+  plan: Plan = IN_PROCESS,
+  beforeEach: () => Promise<void> = () => Promise.resolve(),
+): Promise<Series> {
+  const firstRequest = llm.requests.length;
+  const delegating: string[] = [];
+  const time = async (shape: Shape): Promise<number> => {
+    await beforeEach();
+    const { ms, runId } = await timeArborRun({ ...run, shape });
+    if (shape === 'delegate') delegating.push(runId);
+    return ms;
+  };
+  for (let i = 0; i < plan.warmup; i++) {
+    await time('delegate');
+    await time('noop');
+  }
+  delegating.length = 0;
+  const series: Series = { label, isArbor: true, delegate: [], noop: [], direct };
+  for (let i = 0; i < plan.reps; i++) {
+    const order = i % 2 === 0 ? (['delegate', 'noop'] as const) : (['noop', 'delegate'] as const);
+    for (const shape of order) series[shape].push(await time(shape));
+  }
+  checkRequests(llm.requests.slice(firstRequest), run.framework, plan.warmup + plan.reps, N);
+  series.phases = delegationPhases(run.store, delegating);
+  return series;
+}
+
+/**
+ * The process provider with a pool of idle children, full before every run. Each child taken is
+ * replaced 20 ms later, while the run goes on; a run that takes children faster than they are
+ * replaced gets cold ones once the pool is empty.
+ */
+async function measurePooled(
+  llm: FakeLlm,
+  direct: number[],
+  run: Omit<ArborRun, 'shape'>,
+): Promise<Series> {
+  const pool = new ChildPool({
+    command: childCommand({}),
+    env: { PATH: process.env.PATH ?? '' },
+    size: POOL_SIZE,
+  });
+  try {
+    return await measureArbor(
+      llm,
+      `arbor process, pool of ${POOL_SIZE}`,
+      direct,
+      { ...run, pool },
+      PROCESS,
+      () => pool.whenFull(),
+    );
+  } finally {
+    pool.close();
+  }
+}
+
+async function measurePeer(llm: FakeLlm, framework: PeerFramework): Promise<Series> {
+  const firstRequest = llm.requests.length;
+  const times = await runPeer(framework, {
+    url: llm.url,
+    n: N,
+    reps: IN_PROCESS.reps,
+    warmup: IN_PROCESS.warmup,
+    calls: DIRECT_CALLS,
+  });
+  checkRequests(
+    llm.requests.slice(firstRequest),
+    framework,
+    IN_PROCESS.warmup + IN_PROCESS.reps,
+    N,
+  );
+  const versions = Object.entries(times.versions)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
+  const { delegate, noop, direct } = times;
+  return { label: framework, isArbor: false, versions, delegate, noop, direct };
+}
