@@ -1,5 +1,6 @@
 import { EXIT } from './exit-codes.js';
 import { write, type CliIo } from './output.js';
+import { PLAN_RUN_HELP, planRun } from './plan-run.js';
 import { PLAN_SHOW_HELP, planShow } from './plan-show.js';
 import { PLAN_VALIDATE_HELP, planValidate } from './plan-validate.js';
 import { usageError } from './usage-error.js';
@@ -17,6 +18,16 @@ const SUBCOMMANDS: Record<string, PlanSubcommand> = {
     summary: 'check a plan file and report every problem',
     help: PLAN_VALIDATE_HELP,
     run: planValidate,
+  },
+  run: {
+    summary: 'run a plan: leaves as child agents in dependency order, with a run-log',
+    help: PLAN_RUN_HELP,
+    run: (args, io) => planRun(args, io, false),
+  },
+  resume: {
+    summary: 'continue a run-log: done leaves are kept, the others run again',
+    help: PLAN_RUN_HELP,
+    run: (args, io) => planRun(args, io, true),
   },
   show: {
     summary: 'draw a plan or run-log: the task tree and the dependencies, with statuses',

@@ -18,6 +18,8 @@ export function installRunSignals(
     reload(): IntelConfig | undefined;
     swapPolicy: SwapPolicy;
     onReloadError?: (message: string) => void;
+    /** Called on every SIGINT/SIGTERM, after the drain has begun (a plan stops scheduling). */
+    onInterrupt?: () => void;
   },
 ): RunSignals {
   let interrupts = 0;
@@ -26,6 +28,7 @@ export function installRunSignals(
     void supervisor.stopAll(interrupts === 1 ? 'interrupted' : 'interrupted again', {
       force: interrupts > 1,
     });
+    options.onInterrupt?.();
   };
   const onPause = (): void => {
     supervisor.broadcast({ type: 'pause' });

@@ -1,34 +1,17 @@
 import { createInterface } from 'node:readline';
-import { resolveCredentials } from '../intel/index.js';
-import {
-  isArborError,
-  type IntelConfig,
-  type McpServerSpec,
-  type Outcome,
-} from '../protocol/index.js';
-import { resolveReferences } from '../tools/index.js';
+import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
-import {
-  failResponder,
-  firstResponder,
-  storeResponder,
-  Supervisor,
-  timingFromEnv,
-  type HumanResponder,
-  type NodeResult,
-} from '../supervisor/index.js';
-import { terminalResponder } from './terminal-responder.js';
-import { loadConfigFile } from './config-file.js';
+import { Supervisor, timingFromEnv, type NodeResult } from '../supervisor/index.js';
 import { createEventLog } from './event-log.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor } from './exit-status.js';
 import { LiveTree } from './live-tree.js';
-import { startMockModel } from './mock-model.js';
 import { write, type CliIo } from './output.js';
 import { mintRunId } from './run-id.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
+import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { parseCommandArgs } from './usage-error.js';
 
 export { RUN_HELP } from './run-options.js';
@@ -46,17 +29,9 @@ export async function runCommand(
   const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
   const settings = resolveRunSettings(positionals.join(' '), values, env);
   const timing = timingFromEnv(env);
-  const mock = settings.mockLlm === undefined ? undefined : await startMockModel(settings.mockLlm);
-  try {
-    const intelligence = resolveCredentials(
-      settings.intelligence ?? mock?.intelligence ?? missing(),
-      env,
-    );
-    settings.mcpServers = await resolveServerSecrets(settings.mcpServers, env);
-    return await runWithStore(settings, intelligence, io, env, timing, mock?.label);
-  } finally {
-    await mock?.close();
-  }
+  return withIntelligence(settings, env, (intelligence, mockLabel) =>
+    runWithStore(settings, intelligence, io, env, timing, mockLabel),
+  );
 }
 
 async function runWithStore(
@@ -189,28 +164,6 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
   };
 }
 
-/**
- * Who answers questions agents ask: the terminal when `arbor run` has one to itself (not a warm
- * session reading stdin), else the fallback — fail at once, or wait for `arbor gate answer`. Any
- * question can also be answered from another shell while it waits.
- */
-function humanResponder(settings: RunSettings, io: CliIo, store: SqliteStore): HumanResponder {
-  const interactive = (io.stdin as { isTTY?: boolean }).isTTY === true && !settings.warm;
-  if (interactive)
-    return firstResponder([terminalResponder(io.stdin, io.stderr), storeResponder(store)]);
-  return settings.askFallback === 'wait' ? storeResponder(store) : failResponder;
-}
-
-function reloadIntelligence(
-  settings: RunSettings,
-  env: NodeJS.ProcessEnv,
-): IntelConfig | undefined {
-  if (settings.configPath === undefined) return undefined;
-  loadConfigFile(settings.configPath);
-  const fresh = resolveRunSettings(settings.instruction, { config: settings.configPath }, env);
-  return fresh.intelligence === undefined ? undefined : resolveCredentials(fresh.intelligence, env);
-}
-
 function formatOutcome(outcome: Outcome, json: boolean): string {
   if (json)
     return `${JSON.stringify({ status: outcome.status, result: outcome.result, ...(outcome.reason === undefined ? {} : { reason: outcome.reason }) })}\n`;
@@ -238,27 +191,4 @@ function jsonReport(runId: string, result: NodeResult, supervisor: Supervisor) {
       subtree_usage: supervisor.subtreeUsage(node.id),
     })),
   };
-}
-
-/**
- * Resolves `{{env:NAME}}` and `{{secret:NAME}}` (both read from the environment) in MCP headers
- * and variables here, where the environment is: the resolved values travel to children in their
- * payload, over the pipe, and are redacted from every stored copy.
- */
-async function resolveServerSecrets(
-  servers: McpServerSpec[],
-  env: NodeJS.ProcessEnv,
-): Promise<McpServerSpec[]> {
-  const sources = { env, resolveSecret: (name: string) => env[name] };
-  return Promise.all(
-    servers.map(async (server) => ({
-      ...server,
-      headers: (await resolveReferences(server.headers, 'header', sources)).values,
-      env: (await resolveReferences(server.env, 'variable', sources)).values,
-    })),
-  );
-}
-
-function missing(): never {
-  throw new Error('no intelligence config and no mock model');
 }

@@ -1,6 +1,6 @@
 export { CaveatPolicySchema, policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
 export { cyclicComponents, functionalCycles, shortestCycleThrough } from './find-cycles.js';
-export { leafCaveats, type LeafAuthority } from './leaf-caveats.js';
+export { leafCaveats, withWriteLane, type LeafAuthority } from './leaf-caveats.js';
 export { parsePlanToml, type ParsePlanOptions } from './parse-plan-toml.js';
 export { readPlanFile, runLogPath, writePlanAtomic } from './plan-file.js';
 export { branchIds, children, isBranch, leaves, roots, subtaskById } from './plan-tree.js';
@@ -35,3 +35,14 @@ export {
   type PlanFinding,
   type ValidatePlanOptions,
 } from './validate-plan.js';
+export { BranchTracker, branchStatus } from './branch-status.js';
+export {
+  FAILURE_POLICIES,
+  runSchedule,
+  type FailurePolicy,
+  type LeafOutcome,
+  type ScheduleOptions,
+  type ScheduleSummary,
+} from './scheduler.js';
+export { runVerifyGate, type VerifyOptions } from './verify-gate.js';
+export { PlanWorktrees, type MergeConflict, type MergeReport } from './worktrees.js';

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { meetCaveats, type Caveats } from '../protocol/index.js';
 import { meetPathScopes, type PathContext } from '../tools/index.js';
 import { policyToCaveats } from './caveat-policy.js';
@@ -45,4 +46,25 @@ export function leafCaveats(
     },
     writeLane: [...subtask.context],
   };
+}
+
+/**
+ * Folds a leaf's write lane into its `fs_write`, so every file tool in the leaf's child enforces
+ * worktree ∩ fs_write ∩ lane through the one caveat it already checks. Lane entries are relative
+ * to the leaf's working directory; `./` and a trailing `/` make no difference. An empty lane, or
+ * one with a degenerate entry (`""`, `.`, `./`), fences nothing (as `inLane` reads it); an entry
+ * that leaves the working directory (absolute, `..`) grants nothing.
+ */
+export function withWriteLane(
+  caveats: Caveats,
+  lane: readonly string[],
+  context: PathContext,
+): Caveats {
+  if (lane.length === 0) return caveats;
+  const entries = lane.map((entry) => path.posix.normalize(entry.trim()).replace(/\/+$/, ''));
+  if (entries.some((entry) => entry === '' || entry === '.')) return caveats;
+  const inside = entries.filter(
+    (entry) => !path.posix.isAbsolute(entry) && entry !== '..' && !entry.startsWith('../'),
+  );
+  return { ...caveats, fs_write: meetPathScopes(caveats.fs_write, inside, context) };
 }

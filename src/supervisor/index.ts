@@ -37,7 +37,7 @@ export {
   type ProviderName,
 } from './providers.js';
 export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
-export { distillResult } from './distill.js';
+export { cut, distillResult } from './distill.js';
 export { LiveNode, type NodeMode } from './live-node.js';
 export {
   killLadder,

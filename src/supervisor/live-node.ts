@@ -20,6 +20,8 @@ export class LiveNode {
   /** Fires when the node is stopped: ends what the supervisor is doing on its behalf. */
   readonly stopped = new AbortController();
   runner: NodeRunner | undefined;
+  /** The child's working directory when it is not the supervisor's (a plan leaf's worktree). */
+  cwd: string | undefined;
   end: ChildEnd | undefined;
   /** The payload as sent to the child: gated tools named, routed servers taken out. */
   sent: SpawnPayload | undefined;

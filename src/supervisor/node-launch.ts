@@ -14,7 +14,7 @@ import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeRunner } from './node-runner.js';
 import { PROVIDERS } from './providers.js';
-import type { RunStore } from './store-port.js';
+import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
@@ -52,6 +52,30 @@ export function callerKind(live: LiveNode): CallerKind {
   return live.mode === 'plan' ? 'plan' : 'subagent';
 }
 
+/** A new node's record: its payload redacted, no usage yet. */
+export function nodeRecord(
+  runId: string,
+  node: TreeNode,
+  payload: SpawnPayload,
+  provider: string,
+  status: NodeStatus,
+): NodeRecord {
+  return {
+    runId,
+    id: node.id,
+    ...(node.parentId === undefined ? {} : { parentId: node.parentId }),
+    path: node.path,
+    depth: node.depth,
+    provider,
+    instruction: node.instruction,
+    status,
+    payload: redactPayload(payload),
+    attempts: 1,
+    createdAt: node.createdAt,
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
+}
+
 /**
  * Starts a node: records it, works out its gated and routed tools, then runs its child with its
  * provider under supervision, folding every frame into the tree, the store and the event stream.
@@ -59,20 +83,7 @@ export function callerKind(live: LiveNode): CallerKind {
  */
 export function launchNode(context: LaunchContext, live: LiveNode): void {
   const { node, payload, provider } = live;
-  context.store.createNode({
-    runId: context.runId,
-    id: node.id,
-    ...(node.parentId === undefined ? {} : { parentId: node.parentId }),
-    path: node.path,
-    depth: node.depth,
-    provider,
-    instruction: node.instruction,
-    status: 'spawning',
-    payload: redactPayload(payload),
-    attempts: 1,
-    createdAt: node.createdAt,
-    usage: { input_tokens: 0, output_tokens: 0 },
-  });
+  context.store.createNode(nodeRecord(context.runId, node, payload, provider, 'spawning'));
   context.record(node, 'node.spawned', {
     mode: live.mode,
     provider,
@@ -114,6 +125,7 @@ export function launchNode(context: LaunchContext, live: LiveNode): void {
 function run(context: LaunchContext, live: LiveNode, sent: SpawnPayload): void {
   const { node } = live;
   const env = childEnv(context.env, sent);
+  const cwd = live.cwd ?? context.cwd;
   live.runner = new NodeRunner({
     payload: sent,
     startChild: () =>
@@ -121,8 +133,10 @@ function run(context: LaunchContext, live: LiveNode, sent: SpawnPayload): void {
         payload: sent,
         command: childCommand(context.env),
         env,
-        ...(context.cwd === undefined ? {} : { cwd: context.cwd }),
-        ...(context.pool === undefined ? {} : { pool: context.pool }),
+        // A node with its own working directory (a plan leaf in its worktree) never takes a
+        // pooled child: those were started in the supervisor's directory.
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(context.pool === undefined || live.cwd !== undefined ? {} : { pool: context.pool }),
       }),
     timing: context.timing,
     now: () => context.now(),

@@ -48,8 +48,12 @@ const ALL: Omit<ProviderCapabilities, 'inheritsParentContext'> = {
   persona: true,
 };
 
-const inProcess = (): ChildHandle =>
-  new InMemoryChild({ connectModel: (config, options) => createModelClient(config, options) });
+/** An in-process child; its file and `exec` tools work in `cwd` (the supervisor's by default). */
+const inProcess = ({ cwd }: { cwd?: string }): ChildHandle =>
+  new InMemoryChild({
+    connectModel: (config, options) => createModelClient(config, options),
+    ...(cwd === undefined ? {} : { cwd }),
+  });
 
 /** The built-in providers. */
 export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {

@@ -8,6 +8,7 @@ import {
   type SpawnPayload,
   type SpawnPayloadInput,
   type SwapPolicy,
+  type TerminalStatus,
   type TranscriptMessage,
   type Usage,
 } from '../protocol/index.js';
@@ -17,7 +18,7 @@ import type { ChildPool } from './child-pool.js';
 import { failResponder, HumanGates, type HumanResponder } from './human-gates.js';
 import { fail, serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
-import { launchNode, type LaunchContext } from './node-launch.js';
+import { launchNode, nodeRecord, type LaunchContext } from './node-launch.js';
 import type { ProviderName } from './providers.js';
 import {
   admitSpawn,
@@ -241,11 +242,48 @@ export class Supervisor {
     return subtreeUsage(this.tree, nodeId);
   }
 
+  /**
+   * Opens the node a plan run hangs its leaves under: it holds the run's grant and budget and has
+   * no child of its own. Leaves are spawned from it with `spawnChild(plan, args, [], { mode:
+   * 'plan' })`, through the same chokepoint as every other spawn; close it with `closePlan`.
+   */
+  openPlan(template: RootTemplate): LiveNode {
+    const node = this.tree.mintRoot(template.instruction, this.#now());
+    const payload = this.#mint(node, template);
+    this.#budget.openRoot(node.id);
+    const trifecta = this.#gate.checkTrifecta(payload);
+    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    const live = new LiveNode(node, payload, 'plan', 'spawn');
+    this.#all.set(node.id, live);
+    this.#options.store.createNode(
+      nodeRecord(this.#options.runId, node, payload, 'plan', 'running'),
+    );
+    node.status = 'running';
+    this.#options.onEvent?.({ type: 'node', node });
+    return live;
+  }
+
+  /** Ends a plan's node with the plan's status, once its leaves have all ended. */
+  async closePlan(plan: LiveNode, status: TerminalStatus): Promise<void> {
+    await Promise.all([...this.#live.values()].map((other) => other.ended()));
+    await this.#gate.close();
+    this.#budget.close(plan.node.id);
+    plan.node.status = status;
+    plan.node.endedAt = this.#now();
+    this.#options.store.updateNode(this.#options.runId, plan.node.id, {
+      status,
+      endedAt: plan.node.endedAt,
+      subtreeUsage: subtreeUsage(this.tree, plan.node.id),
+    });
+    this.#options.onEvent?.({ type: 'node', node: plan.node });
+  }
+
   /** Mints a child of `caller` through the chokepoint and starts it. */
   spawnChild(
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[] = [],
+    placement: { mode?: 'plan'; cwd?: string } = {},
   ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
     const decision = admitSpawn(
       {
@@ -279,8 +317,9 @@ export class Supervisor {
     const child = this.#start(
       node,
       this.#mint(node, template),
-      decision.mode,
+      placement.mode ?? decision.mode,
       decision.provider.name,
+      placement.cwd,
     );
     return { ok: true, child };
   }
@@ -298,8 +337,15 @@ export class Supervisor {
     });
   }
 
-  #start(node: TreeNode, payload: SpawnPayload, mode: NodeMode, provider: ProviderName): LiveNode {
+  #start(
+    node: TreeNode,
+    payload: SpawnPayload,
+    mode: NodeMode,
+    provider: ProviderName,
+    cwd?: string,
+  ): LiveNode {
     const live = new LiveNode(node, payload, mode, provider);
+    live.cwd = cwd;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     launchNode(this.#launch, live);

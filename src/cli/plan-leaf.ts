@@ -1,0 +1,115 @@
+import {
+  leafCaveats,
+  runVerifyGate,
+  withWriteLane,
+  type LeafOutcome,
+  type Plan,
+  type PlanWorktrees,
+  type Subtask,
+} from '../plan/index.js';
+import type { Caveats } from '../protocol/index.js';
+import { cut, type LiveNode, type Supervisor } from '../supervisor/index.js';
+
+export interface LeafDispatchOptions {
+  supervisor: Supervisor;
+  /** The plan's node: leaves are its children, and it holds the run's grant. */
+  planNode: LiveNode;
+  plan: Plan;
+  /** The run's grant (`parent` in `parent ⊓ policy`). */
+  grant: Caveats;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  verifyTimeoutMs: number;
+  /** Each leaf in its own git worktree (`--worktrees`). */
+  worktrees: PlanWorktrees | undefined;
+  /** Provider for every leaf (`--provider`; default `process`). */
+  provider: 'process' | 'spawn' | 'fork' | undefined;
+}
+
+/** Bytes of a dependency's result a dependent leaf is shown. */
+const DEP_RESULT_BYTES = 2_000;
+
+/**
+ * Runs one plan leaf: its authority is `grant ⊓ caveat_policy` with its write lane folded into
+ * `fs_write`, it is spawned through the supervisor's chokepoint as a child of the plan's node
+ * (caller kind `plan`), its verify gate runs after it, and with worktrees its changes are
+ * committed on its own branch. A leaf sees its deps' results as context, never anything else.
+ */
+export function leafDispatcher(
+  options: LeafDispatchOptions,
+): (leaf: Subtask, signal: AbortSignal) => Promise<LeafOutcome> {
+  const byId = new Map(options.plan.subtask.map((subtask) => [subtask.id, subtask]));
+  return async (leaf, signal) => {
+    const bases = leaf.deps
+      .map((dep) => byId.get(dep)?.artifact_ref?.commit)
+      .filter((commit): commit is string => commit !== undefined);
+    const cwd = (await options.worktrees?.prepare(leaf.id, bases)) ?? options.cwd;
+    const authority = leafCaveats(options.grant, leaf, { cwd });
+    const caveats = withWriteLane(authority.caveats, authority.writeLane, { cwd });
+    const context = leaf.deps.flatMap((dep) => {
+      const result = byId.get(dep)?.result;
+      return result === undefined
+        ? []
+        : [
+            {
+              role: 'user' as const,
+              content: `Result of \`${dep}\`:\n${cut(result, DEP_RESULT_BYTES)}`,
+            },
+          ];
+    });
+    const spawned = options.supervisor.spawnChild(
+      options.planNode,
+      {
+        instruction: leaf.instruction,
+        caveats,
+        ...(context.length === 0 ? {} : { context }),
+        ...(options.provider === undefined ? {} : { provider: options.provider }),
+      },
+      [],
+      { mode: 'plan', cwd },
+    );
+    if (!spawned.ok) return { status: 'failed', result: `refused: ${spawned.reason}` };
+    const { child } = spawned;
+    const cancel = (): void => {
+      options.supervisor.send(child.node.id, { type: 'cancel', reason: 'the plan run stopped' });
+    };
+    signal.addEventListener('abort', cancel, { once: true });
+    let end;
+    try {
+      end = await child.ended();
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+    const { outcome } = end;
+    const text = resultText(outcome.result);
+    if (signal.aborted) return { status: 'cancelled', result: text ?? 'cancelled' };
+    if (outcome.status !== 'completed') {
+      const why = outcome.reason ?? end.error?.message ?? 'no reason given';
+      return {
+        status: 'failed',
+        result: `${outcome.status}: ${why}${text === undefined ? '' : `\npartial result: ${text}`}`,
+      };
+    }
+    if (leaf.verify !== undefined) {
+      const gate = await runVerifyGate(leaf.verify, {
+        cwd,
+        caveats,
+        timeoutMs: options.verifyTimeoutMs,
+        env: options.env,
+        signal,
+      });
+      if (gate !== undefined) return gate;
+    }
+    const artifact = await options.worktrees?.commit(leaf.id, cwd);
+    return {
+      status: 'done',
+      result: text ?? '',
+      ...(artifact === undefined ? {} : { artifact_ref: artifact }),
+    };
+  };
+}
+
+function resultText(result: unknown): string | undefined {
+  if (result === null || result === undefined) return undefined;
+  return typeof result === 'string' ? result : JSON.stringify(result);
+}

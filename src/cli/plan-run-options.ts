@@ -1,0 +1,90 @@
+import { FAILURE_POLICIES, type FailurePolicy } from '../plan/index.js';
+import { parseDuration } from './duration.js';
+import { RUN_OPTIONS } from './run-options.js';
+import { usageError } from './usage-error.js';
+
+const { warm: _warm, provider: _provider, ...SHARED } = RUN_OPTIONS;
+
+/** The flags of `arbor plan run` and `arbor plan resume`: `arbor run`'s, but `--warm`, plus these. */
+export const PLAN_RUN_OPTIONS = {
+  ...SHARED,
+  concurrency: { type: 'string' },
+  'on-failure': { type: 'string' },
+  worktrees: { type: 'boolean' },
+  'verify-timeout': { type: 'string' },
+  provider: { type: 'string' },
+} as const;
+
+export const PLAN_RUN_HELP = `Usage: arbor plan run <plan.toml> [options]
+       arbor plan resume <plan.run.toml> [options]
+
+Runs a plan's leaves as child agents in dependency order. Each leaf runs under the run's grant
+met with its own caveat_policy (an axis it leaves out is denied), its write lane (context)
+folded into fs_write; its verify command runs after it if its exec caveat permits that exact
+command. The authored file is never written: the run-log, plan.run.toml beside it, is rewritten
+atomically after every transition. \`resume\` continues a run-log: done leaves are kept, every
+other leaf (one caught running by a crash too) runs again.
+
+Plan options:
+  --concurrency N          leaves with parallel_ok that may run at once (default 4); a leaf
+                           without parallel_ok always runs alone, in document order
+  --on-failure stop|continue  stop: no new leaf starts after a failure (default); continue:
+                           independent leaves go on. Either way a failed leaf's dependents
+                           are blocked
+  --verify-timeout DURATION   limit for each verify command (default 5m)
+  --worktrees              each leaf in its own git worktree and branch arbor/<run>/<leaf>,
+                           based on its deps' commits; done leaves are merged at the end into
+                           arbor/<run>/merged and every conflict is reported
+  --provider process|spawn how leaves run: own process (default) or in this process
+
+Model, limits, authority, tools and --config, --db, --json, --mock-llm, --ask-fallback are those
+of \`arbor run\` (see \`arbor run --help\`); --max-steps applies to each leaf.
+
+Exit codes: 0 every leaf done, 2 bad usage or an invalid plan, 3 a leaf failed, was blocked or
+cancelled, or a merge conflicted, 130 interrupted; 1 internal error.
+`;
+
+export interface PlanRunFlags {
+  concurrency: number;
+  onFailure: FailurePolicy;
+  worktrees: boolean;
+  verifyTimeoutMs: number;
+  provider: 'process' | 'spawn' | undefined;
+}
+
+const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_VERIFY_TIMEOUT_MS = 300_000;
+
+/** Validates the plan-only flags; a bad one is a usage error naming it. */
+export function resolvePlanRunFlags(values: {
+  concurrency?: string | undefined;
+  'on-failure'?: string | undefined;
+  worktrees?: boolean | undefined;
+  'verify-timeout'?: string | undefined;
+  provider?: string | undefined;
+}): PlanRunFlags {
+  const concurrency = values.concurrency ?? String(DEFAULT_CONCURRENCY);
+  if (!/^[1-9]\d*$/.test(concurrency) || Number(concurrency) > 1_000) {
+    throw usageError(
+      `Expected \`--concurrency\` to be a whole number from 1 to 1000, got \`${concurrency}\`.`,
+    );
+  }
+  const onFailure = values['on-failure'] ?? 'stop';
+  if (!(FAILURE_POLICIES as readonly string[]).includes(onFailure)) {
+    throw usageError(`Expected \`--on-failure\` to be stop or continue, got \`${onFailure}\`.`);
+  }
+  const provider = values.provider;
+  if (provider !== undefined && provider !== 'process' && provider !== 'spawn') {
+    throw usageError(`Expected \`--provider\` to be process or spawn, got \`${provider}\`.`);
+  }
+  return {
+    concurrency: Number(concurrency),
+    onFailure: onFailure as FailurePolicy,
+    worktrees: values.worktrees === true,
+    verifyTimeoutMs:
+      values['verify-timeout'] === undefined
+        ? DEFAULT_VERIFY_TIMEOUT_MS
+        : parseDuration(values['verify-timeout'], '--verify-timeout'),
+    provider,
+  };
+}

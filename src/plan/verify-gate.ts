@@ -1,0 +1,64 @@
+import { permitsExec, type Caveats } from '../protocol/index.js';
+import { execEnv, runCommand } from '../tools/index.js';
+import type { LeafOutcome } from './scheduler.js';
+
+export interface VerifyOptions {
+  /** Where the command runs: the leaf's working directory (its worktree, with `--worktrees`). */
+  cwd: string;
+  /** The leaf's authority: the command runs only if its `exec` caveat permits it exactly. */
+  caveats: Caveats;
+  timeoutMs: number;
+  env: Readonly<Record<string, string | undefined>>;
+  signal?: AbortSignal;
+}
+
+/** Bytes of the command's combined output kept for a failure's `result`. */
+const TAIL_BYTES = 4_096;
+const KILL_GRACE_MS = 2_000;
+
+/**
+ * A leaf's verify gate: runs `command` after the leaf, in its own process group, under the leaf's
+ * `exec` caveat (exact match) and a timeout. Passing returns undefined; otherwise the leaf's
+ * failure, with why and the tail of the output.
+ */
+export async function runVerifyGate(
+  command: string,
+  options: VerifyOptions,
+): Promise<LeafOutcome | undefined> {
+  if (!permitsExec(options.caveats, command)) {
+    return {
+      status: 'failed',
+      result: `verify refused: \`${command}\` is not permitted by the leaf's exec caveat (exact match)`,
+    };
+  }
+  let outcome;
+  try {
+    outcome = await runCommand(command, {
+      cwd: options.cwd,
+      env: execEnv(options.env),
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: TAIL_BYTES,
+      killGraceMs: KILL_GRACE_MS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    if (options.signal?.aborted === true)
+      return { status: 'cancelled', result: 'verify cancelled' };
+    const why = error instanceof Error ? error.message : String(error);
+    return { status: 'failed', result: `verify \`${command}\` could not start: ${why}` };
+  }
+  if (outcome.stopped?.why === 'cancelled')
+    return { status: 'cancelled', result: 'verify cancelled' };
+  if (outcome.exitCode === 0 && outcome.stopped === undefined) return undefined;
+  const why =
+    outcome.stopped?.why === 'timeout'
+      ? `timed out after ${options.timeoutMs} ms`
+      : outcome.exitCode === null
+        ? `was killed by ${outcome.signal ?? 'a signal'}`
+        : `exited ${outcome.exitCode}`;
+  const tail = outcome.output.replace(/\n$/, '');
+  return {
+    status: 'failed',
+    result: `verify \`${command}\` ${why}${tail === '' ? ' (no output)' : `; output tail:\n${tail}`}`,
+  };
+}
