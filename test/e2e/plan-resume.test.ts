@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { leafScript, planDir, toolResultsOf } from '../helpers/plan-run.js';
+
+const CHAIN = `[[subtask]]
+id = "a"
+instruction = "Task A: first"
+
+[[subtask]]
+id = "b"
+instruction = "Task B: second"
+deps = ["a"]
+
+[[subtask]]
+id = "c"
+instruction = "Task C: third"
+deps = ["b"]
+`;
+
+const requestsFor = (llm: { requests: readonly { body: unknown }[] }, text: string) =>
+  llm.requests.filter((r) => JSON.stringify(r.body).includes(text)).length;
+
+describe('arbor plan resume', () => {
+  it('continues a run killed mid-plan: done leaves are kept, the leaf caught running runs again', async () => {
+    const plan = await planDir(CHAIN, {
+      scripts: [
+        leafScript('Task A', { text: 'A done' }),
+        leafScript('Task B', { text: 'B done' }),
+        leafScript('Task C', { text: 'C done' }),
+      ],
+    });
+    const crashed = await plan.arbor('run', 'plan.toml', [], {
+      ARBOR_TEST_KILL_AT: 'plan.running:b',
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const log = await plan.readLog();
+    expect(log.subtask.map((s) => [s.id, s.status])).toEqual([
+      ['a', 'done'],
+      ['b', 'running'],
+      ['c', 'pending'],
+    ]);
+    expect(requestsFor(plan.llm, 'Task A')).toBe(1);
+
+    const resumed = await plan.arbor('resume', 'plan.run.toml');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.report?.leaves.map((l) => [l.id, l.status, l.result])).toEqual([
+      ['a', 'done', 'A done'],
+      ['b', 'done', 'B done'],
+      ['c', 'done', 'C done'],
+    ]);
+    // a ran once in all; b and c ran in the resumed run.
+    expect(requestsFor(plan.llm, 'Task A')).toBe(1);
+    expect(requestsFor(plan.llm, 'Task B')).toBe(1);
+    const final = await plan.readLog();
+    expect(final.subtask.every((s) => s.status === 'done')).toBe(true);
+  });
+
+  it('retries failed and blocked leaves on resume, keeping the done ones', async () => {
+    const plan = await planDir(
+      `[[subtask]]
+id = "a"
+instruction = "Task A: ok"
+
+[[subtask]]
+id = "b"
+instruction = "Task B: flaky"
+verify = "test -f fixed"
+caveat_policy = { exec = ["test -f fixed"] }
+
+[[subtask]]
+id = "c"
+instruction = "Task C: after b"
+deps = ["b"]
+`,
+      {
+        scripts: [
+          leafScript('Task A', { text: 'A ok' }),
+          leafScript('Task B', { text: 'B tried' }),
+          leafScript('Task C', { text: 'C ok' }),
+        ],
+      },
+    );
+    const first = await plan.arbor('run', 'plan.toml');
+    expect(first.code).toBe(3);
+    expect(first.report?.leaves.map((l) => l.status)).toEqual(['done', 'failed', 'blocked']);
+    writeFileSync(join(plan.dir, 'fixed'), '');
+    const second = await plan.arbor('resume', 'plan.run.toml');
+    expect(second.code).toBe(0);
+    expect(requestsFor(plan.llm, 'Task A')).toBe(1);
+    expect(requestsFor(plan.llm, 'Task B')).toBe(2);
+  });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
+}
+
+describe('arbor plan run --worktrees', () => {
+  it('runs each leaf on its own branch based on its deps, merges them and reports a conflict', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'arbor-plan-git-'));
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'README'), 'base\n');
+    writeFileSync(join(repo, '.gitignore'), '.arbor-test.db*\nplan.run.toml\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    const plan = await planDir(
+      `[[subtask]]
+id = "a"
+instruction = "Task A: write a"
+caveat_policy = { fs_write = "all", max_calls = 3 }
+
+[[subtask]]
+id = "b"
+instruction = "Task B: read a, write b"
+deps = ["a"]
+caveat_policy = { fs_read = "all", fs_write = "all", max_calls = 3 }
+
+[[subtask]]
+id = "c"
+instruction = "Task C: write a differently"
+caveat_policy = { fs_write = "all", max_calls = 3 }
+`,
+      {
+        scripts: [
+          leafScript(
+            'Task A',
+            { tool_calls: [{ name: 'fs.write', args: { path: 'a.txt', content: 'from a\n' } }] },
+            { text: 'A wrote' },
+          ),
+          leafScript(
+            'Task B',
+            { tool_calls: [{ name: 'fs.read', args: { path: 'a.txt' } }] },
+            { tool_calls: [{ name: 'fs.write', args: { path: 'b.txt', content: 'from b\n' } }] },
+            { text: 'B wrote' },
+          ),
+          leafScript(
+            'Task C',
+            { tool_calls: [{ name: 'fs.write', args: { path: 'a.txt', content: 'from c\n' } }] },
+            { text: 'C wrote' },
+          ),
+        ],
+      },
+      repo,
+    );
+    const { code, report, stderr } = await plan.arbor('run', 'plan.toml', ['--worktrees']);
+    expect(code, stderr).toBe(3);
+    expect(report?.leaves.map((l) => l.status)).toEqual(['done', 'done', 'done']);
+    const runId = report!.run_id;
+    for (const leaf of report!.leaves) {
+      expect(leaf.artifact_ref?.branch).toBe(`arbor/${runId}/${leaf.id}`);
+      expect(git(repo, 'rev-parse', leaf.artifact_ref!.branch!).trim()).toBe(
+        leaf.artifact_ref?.commit,
+      );
+    }
+    // b worked on top of a's commit: it read a's file.
+    expect(toolResultsOf(plan.llm, 'Task B').join('\n')).toContain('from a');
+    expect(git(repo, 'show', `${report!.leaves[1]!.artifact_ref!.commit}:a.txt`)).toBe('from a\n');
+    // a and b merged; c conflicts with a on a.txt, reported and left out.
+    expect(report?.merge?.merged).toEqual(['a', 'b']);
+    expect(report?.merge?.conflicts).toEqual([
+      expect.objectContaining({ leaf: 'c', files: ['a.txt'] }),
+    ]);
+    expect(stderr).toContain('merge conflict: leaf `c`');
+    const merged = report!.merge!.branch;
+    expect(git(repo, 'show', `${merged}:a.txt`)).toBe('from a\n');
+    expect(git(repo, 'show', `${merged}:b.txt`)).toBe('from b\n');
+    // The user's checkout is untouched and the worktrees are gone.
+    expect(existsSync(join(repo, 'a.txt'))).toBe(false);
+    expect(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(join(repo, 'README'), 'utf8')).toBe('base\n');
+  });
+
+  it('refuses --worktrees outside a git repository with exit 2', async () => {
+    const plan = await planDir(CHAIN, { scripts: [{ steps: [{ text: 'never' }] }] });
+    const { code, stderr } = await plan.arbor('run', 'plan.toml', ['--worktrees']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--worktrees needs a git repository');
+    expect(plan.llm.requests).toHaveLength(0);
+  });
+});
