@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
 import { benchDelegation } from './delegation.js';
 import { benchIntel } from './intel.js';
+import { benchPlanSchedule } from './plan-schedule.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
 import type { BenchResult } from './stats.js';
@@ -15,6 +16,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
   delegation: benchDelegation,
   intel: benchIntel,
+  'plan-schedule': benchPlanSchedule,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,
 };

@@ -31,10 +31,12 @@ const FIRST_LINE_CHARS = 100;
 
 /** One line per leaf (status, id, the first line of its result), then the totals. */
 export function planSummaryText(report: PlanRunReport): string {
-  const lines = leaves(report.plan).map((leaf) => {
+  const all = leaves(report.plan);
+  const width = Math.max(...all.map((leaf) => leaf.id.length));
+  const lines = all.map((leaf) => {
     const first = (leaf.result ?? '').split('\n')[0] ?? '';
     const shown = first.length > FIRST_LINE_CHARS ? `${first.slice(0, FIRST_LINE_CHARS)}…` : first;
-    return `${leaf.status.padEnd(9)} ${leaf.id}${shown === '' ? '' : `  ${shown}`}`;
+    return `${leaf.status.padEnd(9)} ${leaf.id.padEnd(width)}${shown === '' ? '' : `  ${shown}`}`.trimEnd();
   });
   const counts = Object.entries(report.summary)
     .filter(([, n]) => n > 0)

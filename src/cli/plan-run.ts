@@ -5,7 +5,7 @@ import {
   runLogPath,
   runSchedule,
   validatePlan,
-  writePlanAtomic,
+  RunLogWriter,
   type MergeReport,
   type Plan,
   type ScheduleSummary,
@@ -131,6 +131,8 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   });
   let summary: ScheduleSummary;
   let merge: MergeReport | undefined;
+  const log = new RunLogWriter(logPath, plan);
+  log.update().catch(() => undefined);
   const planNode = supervisor.openPlan({
     instruction: settings.instruction,
     intelligence: context.intelligence,
@@ -144,7 +146,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   });
   tree?.start();
   try {
-    await writePlanAtomic(logPath, plan);
+    await log.flush();
     summary = await runSchedule(plan, {
       concurrency: flags.concurrency,
       onFailure: flags.onFailure,
@@ -160,11 +162,18 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
         worktrees,
         provider: flags.provider,
       }),
-      onTransition: async (changed) => {
-        await writePlanAtomic(logPath, plan);
-        killPoint(env, changed);
+      // Not awaited: the scheduler goes on while the log is written; every transition is on
+      // disk after the next rewrite.
+      onTransition: (changed) => {
+        void log.update().then(
+          () => {
+            killPoint(env, changed);
+          },
+          () => undefined,
+        );
       },
     });
+    await log.flush();
     if (worktrees !== undefined && !stop.signal.aborted) {
       const done = leaves(plan).flatMap((leaf) =>
         leaf.status === 'done' && leaf.artifact_ref?.commit !== undefined

@@ -17,6 +17,7 @@ Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
+  plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
   gate list|answer   questions agents are waiting on, and answering them
   mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin

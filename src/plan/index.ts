@@ -46,3 +46,4 @@ export {
 } from './scheduler.js';
 export { runVerifyGate, type VerifyOptions } from './verify-gate.js';
 export { PlanWorktrees, type MergeConflict, type MergeReport } from './worktrees.js';
+export { RunLogWriter } from './run-log-writer.js';

@@ -76,7 +76,7 @@ describe('arbor plan validate', () => {
     ],
     [
       ['plan', 'frobnicate'],
-      'arbor: Unknown subcommand `plan frobnicate`; expected one of `plan validate`, `plan show`.\n',
+      'arbor: Unknown subcommand `plan frobnicate`; expected one of `plan validate`, `plan run`, `plan resume`, `plan show`.\n',
     ],
   ])('arbor %j exits 2 with a clear message', async (args, message) => {
     const run = await runArbor(args);

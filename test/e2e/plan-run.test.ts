@@ -1,7 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventSeq, leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
+import { runArbor } from '../helpers/run-arbor.js';
 
 const DIAMOND = `goal = "diamond"
 
@@ -216,5 +220,26 @@ deps = ["a"]
     }
     expect(cyclic.llm.requests).toHaveLength(0);
     expect(existsSync(join(cyclic.dir, 'plan.run.toml'))).toBe(false);
+  });
+});
+
+describe('the example plan in the README', () => {
+  it('runs every leaf against the scripted model and exits 0', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const dir = await mkdtemp(join(tmpdir(), 'arbor-example-plan-'));
+    copyFileSync(join(root, 'examples/plans/release-notes.toml'), join(dir, 'plan.toml'));
+    const run = await runArbor(
+      [
+        'plan',
+        'run',
+        'plan.toml',
+        '--mock-llm',
+        join(root, 'examples/playbooks/release-notes.json'),
+      ],
+      { cwd: dir, env: { ARBOR_DB: join(dir, 'arbor.db') } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^done +notes +Release notes drafted/m);
+    expect(run.stdout).toContain('plan: 4 done');
   });
 });
