@@ -76,6 +76,24 @@ export interface GateEvents {
   onClose(gate: GateRecord, answer: HumanAnswer): void;
 }
 
+/** Gate events written to the run's record as `gate.open` and `gate.closed`. */
+export function recordedGateEvents(
+  record: (nodeId: string | undefined, kind: string, fields: Record<string, unknown>) => void,
+): GateEvents {
+  return {
+    onOpen: (gate) => {
+      record(gate.nodeId, 'gate.open', { gate: gate.id, question: gate.question, ...gate.payload });
+    },
+    onClose: (gate, answer) => {
+      record(gate.nodeId, 'gate.closed', {
+        gate: gate.id,
+        answered: answer.answered,
+        via: answer.via,
+      });
+    },
+  };
+}
+
 /**
  * Human gates of a run: each question is recorded in the store before anyone is asked, put to the
  * responder, and closed with how it was answered. A gate nobody answered has not been approved.

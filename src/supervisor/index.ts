@@ -71,13 +71,13 @@ export type {
   RunStatus,
   RunStore,
 } from './store-port.js';
-export {
-  Supervisor,
-  type NodeResult,
-  type RootTemplate,
-  type SupervisorEvent,
-  type SupervisorOptions,
-} from './supervisor.js';
+export { Supervisor } from './supervisor.js';
+export type {
+  NodeResult,
+  RootTemplate,
+  SupervisorEvent,
+  SupervisorOptions,
+} from './supervisor-options.js';
 export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './timing.js';
 export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';

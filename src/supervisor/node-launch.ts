@@ -18,7 +18,7 @@ import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
-import type { SupervisorEvent } from './supervisor.js';
+import type { SupervisorEvent } from './supervisor-options.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;

@@ -4,78 +4,26 @@ import {
   SpawnPayloadSchema,
   type ControlFrame,
   type IntelConfig,
-  type Outcome,
   type SpawnPayload,
-  type SpawnPayloadInput,
   type SwapPolicy,
   type TerminalStatus,
   type TranscriptMessage,
   type Usage,
 } from '../protocol/index.js';
-import { isInternalTool, type PolicyRule, type SubagentRunArgs } from '../tools/index.js';
+import type { SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import type { ChildPool } from './child-pool.js';
-import { failResponder, HumanGates, type HumanResponder } from './human-gates.js';
-import { fail, serveInternal, type SubagentApi } from './internal/index.js';
+import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
+import { serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
 import { launchNode, nodeRecord, type LaunchContext } from './node-launch.js';
 import type { ProviderName } from './providers.js';
-import {
-  admitSpawn,
-  DEFAULT_SPAWN_LIMITS,
-  type ChokepointContext,
-  type SpawnLimits,
-} from './spawn-chokepoint.js';
+import { admitSpawn, DEFAULT_SPAWN_LIMITS, type SpawnLimits } from './spawn-chokepoint.js';
 import { SpawnRate } from './spawn-rate.js';
-import type { RunStore } from './store-port.js';
-import type { Timing } from './timing.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
-import { Budget, type BudgetSettings, type CallerBudget } from './budget/index.js';
-
-/** What the supervisor tells its observers (the live display, NDJSON event output). */
-export type SupervisorEvent =
-  | { type: 'node'; node: TreeNode }
-  | { type: 'event'; nodeId: string; kind: string; fields: Record<string, unknown> }
-  | { type: 'usage'; nodeId: string; usage: Usage }
-  | { type: 'turn'; nodeId: string; outcome: Outcome };
-
-export interface SupervisorOptions {
-  runId: string;
-  store: RunStore;
-  timing: Timing;
-  /** The supervisor's environment; children get an allow-listed, secret-free subset. */
-  env: NodeJS.ProcessEnv;
-  cwd?: string;
-  /** Idle children started ahead of time, taken instead of starting a new process. */
-  pool?: ChildPool;
-  limits?: SpawnLimits;
-  /** Spawn rate: at most `count` spawns per `perMs` across the run. */
-  rate?: { count: number; perMs: number };
-  /** Who answers `ask_human` and policy `ask` gates (default: nobody, the ask fails). */
-  humans?: HumanResponder;
-  /** `security.policies`: rules evaluated on every gated tool call. */
-  rules?: readonly PolicyRule[];
-  /** `security.allow_trifecta`: let a node hold untrusted input, sensitive data and egress. */
-  allowTrifecta?: boolean;
-  /** The tree's ceiling, how children's shares are carved, and windowed rate budgets. */
-  budget?: BudgetSettings;
-  /** Extra checks of a child's grant at the chokepoint; a string refuses. */
-  checkGrant?: ChokepointContext['checkGrant'];
-  onEvent?(event: SupervisorEvent): void;
-  now?: () => number;
-}
-
-/** The root payload, as the CLI builds it; the supervisor mints depth and telemetry. */
-export type RootTemplate = Omit<SpawnPayloadInput, 'telemetry' | 'depth'> & {
-  telemetry?: Partial<SpawnPayload['telemetry']>;
-};
-
-export interface NodeResult {
-  node: TreeNode;
-  end: ChildEnd;
-}
+import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
+import { Budget, type CallerBudget } from './budget/index.js';
 
 /**
  * The supervisor owns the tree: it mints every node through one chokepoint, starts its child with
@@ -112,22 +60,9 @@ export class Supervisor {
       runId: options.runId,
       responder: options.humans ?? failResponder,
       now: this.#now,
-      events: {
-        onOpen: (gate) => {
-          this.#recordId(gate.nodeId, 'gate.open', {
-            gate: gate.id,
-            question: gate.question,
-            ...gate.payload,
-          });
-        },
-        onClose: (gate, answer) => {
-          this.#recordId(gate.nodeId, 'gate.closed', {
-            gate: gate.id,
-            answered: answer.answered,
-            via: answer.via,
-          });
-        },
-      },
+      events: recordedGateEvents((nodeId, kind, fields) => {
+        this.#recordId(nodeId, kind, fields);
+      }),
     });
     const cwd = options.cwd ?? process.cwd();
     this.#gate = new ToolGate({
@@ -158,22 +93,16 @@ export class Supervisor {
         options.onEvent?.({ type: 'node', node });
       },
       serveInternal: (live, frame) =>
-        isInternalTool(frame.name)
-          ? serveInternal(
-              {
-                subagents: this.#subagentApi(),
-                store: options.store,
-                humans: this.#humans,
-                now: this.#now,
-              },
-              live,
-              frame,
-            )
-          : Promise.resolve(
-              fail(
-                `\`${frame.name}\` is not a tool the supervisor serves for this agent: call it directly.`,
-              ),
-            ),
+        serveInternal(
+          {
+            subagents: this.#subagentApi(),
+            store: options.store,
+            humans: this.#humans,
+            now: this.#now,
+          },
+          live,
+          frame,
+        ),
       admitBudget: (live, frame) =>
         Promise.resolve(this.#budget.admit(live.node.id, frame.estimate, this.#now())),
       onUsage: (live, usage) => {
@@ -191,11 +120,7 @@ export class Supervisor {
    * error, before any child exists, if the root's grant breaks the trifecta rule.
    */
   async runRoot(template: RootTemplate): Promise<NodeResult> {
-    const node = this.tree.mintRoot(template.instruction, this.#now());
-    const payload = this.#mint(node, template);
-    this.#budget.openRoot(node.id);
-    const trifecta = this.#gate.checkTrifecta(payload);
-    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    const { node, payload } = this.#mintRoot(template);
     const live = this.#start(node, payload, 'root', 'process');
     try {
       const end = await live.ended();
@@ -248,11 +173,7 @@ export class Supervisor {
    * 'plan' })`, through the same chokepoint as every other spawn; close it with `closePlan`.
    */
   openPlan(template: RootTemplate): LiveNode {
-    const node = this.tree.mintRoot(template.instruction, this.#now());
-    const payload = this.#mint(node, template);
-    this.#budget.openRoot(node.id);
-    const trifecta = this.#gate.checkTrifecta(payload);
-    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    const { node, payload } = this.#mintRoot(template);
     const live = new LiveNode(node, payload, 'plan', 'spawn');
     this.#all.set(node.id, live);
     this.#options.store.createNode(
@@ -322,6 +243,16 @@ export class Supervisor {
       placement.cwd,
     );
     return { ok: true, child };
+  }
+
+  /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
+  #mintRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
+    const node = this.tree.mintRoot(template.instruction, this.#now());
+    const payload = this.#mint(node, template);
+    this.#budget.openRoot(node.id);
+    const trifecta = this.#gate.checkTrifecta(payload);
+    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    return { node, payload };
   }
 
   #mint(node: TreeNode, template: RootTemplate): SpawnPayload {

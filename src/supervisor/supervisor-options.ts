@@ -1,0 +1,53 @@
+import type { Outcome, SpawnPayload, SpawnPayloadInput, Usage } from '../protocol/index.js';
+import type { PolicyRule } from '../tools/index.js';
+import type { BudgetSettings } from './budget/index.js';
+import type { ChildEnd } from './child-end.js';
+import type { ChildPool } from './child-pool.js';
+import type { HumanResponder } from './human-gates.js';
+import type { ChokepointContext, SpawnLimits } from './spawn-chokepoint.js';
+import type { RunStore } from './store-port.js';
+import type { Timing } from './timing.js';
+import type { TreeNode } from './tree.js';
+
+/** What the supervisor tells its observers (the live display, NDJSON event output). */
+export type SupervisorEvent =
+  | { type: 'node'; node: TreeNode }
+  | { type: 'event'; nodeId: string; kind: string; fields: Record<string, unknown> }
+  | { type: 'usage'; nodeId: string; usage: Usage }
+  | { type: 'turn'; nodeId: string; outcome: Outcome };
+
+export interface SupervisorOptions {
+  runId: string;
+  store: RunStore;
+  timing: Timing;
+  /** The supervisor's environment; children get an allow-listed, secret-free subset. */
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Idle children started ahead of time, taken instead of starting a new process. */
+  pool?: ChildPool;
+  limits?: SpawnLimits;
+  /** Spawn rate: at most `count` spawns per `perMs` across the run. */
+  rate?: { count: number; perMs: number };
+  /** Who answers `ask_human` and policy `ask` gates (default: nobody, the ask fails). */
+  humans?: HumanResponder;
+  /** `security.policies`: rules evaluated on every gated tool call. */
+  rules?: readonly PolicyRule[];
+  /** `security.allow_trifecta`: let a node hold untrusted input, sensitive data and egress. */
+  allowTrifecta?: boolean;
+  /** The tree's ceiling, how children's shares are carved, and windowed rate budgets. */
+  budget?: BudgetSettings;
+  /** Extra checks of a child's grant at the chokepoint; a string refuses. */
+  checkGrant?: ChokepointContext['checkGrant'];
+  onEvent?(event: SupervisorEvent): void;
+  now?: () => number;
+}
+
+/** The root payload, as the CLI builds it; the supervisor mints depth and telemetry. */
+export type RootTemplate = Omit<SpawnPayloadInput, 'telemetry' | 'depth'> & {
+  telemetry?: Partial<SpawnPayload['telemetry']>;
+};
+
+export interface NodeResult {
+  node: TreeNode;
+  end: ChildEnd;
+}
