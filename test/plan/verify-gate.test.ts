@@ -1,0 +1,53 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultRunGrant, runVerifyGate } from '../../src/plan/index.js';
+
+async function gate(command: string, exec: 'all' | string[], timeoutMs = 10_000) {
+  const cwd = await mkdtemp(join(tmpdir(), 'arbor-verify-'));
+  return runVerifyGate(command, {
+    cwd,
+    caveats: { ...defaultRunGrant(cwd), exec },
+    timeoutMs,
+    env: { PATH: process.env.PATH, ARBOR_API_KEY: 'sk-verify-secret' },
+  });
+}
+
+describe('runVerifyGate', () => {
+  it('passes a command that exits 0, run in the leaf directory', async () => {
+    expect(await gate('test "$(pwd)" != /', ['test "$(pwd)" != /'])).toBeUndefined();
+  });
+
+  it('fails a non-zero exit with the exit code and the tail of the output', async () => {
+    const command = 'seq 1 5000; echo "assertion failed" >&2; exit 2';
+    const outcome = await gate(command, [command]);
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.result).toContain('exited 2');
+    expect(outcome?.result).toContain('assertion failed');
+    expect(outcome?.result).toContain('5000');
+    expect(outcome?.result).not.toMatch(/^1$/m);
+    expect(outcome!.result!.length).toBeLessThan(5_000);
+  });
+
+  it('refuses a command the exec caveat does not permit exactly, without running it', async () => {
+    const outcome = await gate('npm test', ['npm test ']);
+    expect(outcome).toEqual({
+      status: 'failed',
+      result: "verify refused: `npm test` is not permitted by the leaf's exec caveat (exact match)",
+    });
+    expect((await gate('npm test', []))?.result).toContain('verify refused');
+  });
+
+  it('stops a command that runs past its timeout and fails the leaf', async () => {
+    const outcome = await gate('echo started; sleep 30', 'all', 300);
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.result).toContain('timed out after 300 ms');
+    expect(outcome?.result).toContain('started');
+  });
+
+  it('keeps credentials out of the command environment', async () => {
+    const outcome = await gate('test -z "$ARBOR_API_KEY"', 'all');
+    expect(outcome).toBeUndefined();
+  });
+});
