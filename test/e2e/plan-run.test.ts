@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,6 +189,43 @@ caveat_policy = { fs_write = "all", max_calls = 5 }
     expect(results[0]).toMatch(/refused|not allowed|outside/i);
     expect(existsSync(join(plan.dir, 'outside.txt'))).toBe(false);
     expect(readFileSync(join(plan.dir, 'out/inside.txt'), 'utf8')).toBe('yes');
+  });
+
+  it('applies policy rules for caller kind plan to every leaf, recorded with the rule index', async () => {
+    const plan = await planDir(
+      `[[subtask]]
+id = "a"
+instruction = "Task Policy"
+caveat_policy = { fs_write = "all", max_calls = 5 }
+`,
+      {
+        scripts: [
+          leafScript(
+            'Task Policy',
+            { tool_calls: [{ name: 'fs.write', args: { path: 'x.txt', content: 'x' } }] },
+            { text: 'tried' },
+          ),
+        ],
+      },
+    );
+    await writeFile(
+      join(plan.dir, 'arbor.toml'),
+      `[[security.policy]]
+action = "deny"
+reason = "plan leaves do not write"
+[security.policy.match]
+tool = "fs.write"
+caller = ["plan"]
+`,
+    );
+    const { code, report } = await plan.arbor('run', 'plan.toml', ['--config', 'arbor.toml']);
+    expect(code).toBe(0);
+    expect(toolResultsOf(plan.llm, 'Task Policy').join('\n')).toContain('plan leaves do not write');
+    expect(existsSync(join(plan.dir, 'x.txt'))).toBe(false);
+    const decision = runRecord(plan.db, report!.run_id).events.find(
+      (e) => e.kind === 'policy.decision',
+    );
+    expect(decision?.data).toMatchObject({ action: 'deny', rule: 0 });
   });
 
   it('exits 2 on an invalid plan and on bad flags, before any model call', async () => {
