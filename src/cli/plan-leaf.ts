@@ -24,6 +24,8 @@ export interface LeafDispatchOptions {
   worktrees: PlanWorktrees | undefined;
   /** Provider for every leaf (`--provider`; default `process`). */
   provider: 'process' | 'spawn' | 'fork' | undefined;
+  /** Filled in as leaves start: the node that ran each leaf (its last attempt), by leaf id. */
+  nodes: Map<string, string>;
 }
 
 /** Bytes of a dependency's result a dependent leaf is shown. */
@@ -70,6 +72,7 @@ export function leafDispatcher(
     );
     if (!spawned.ok) return { status: 'failed', result: `refused: ${spawned.reason}` };
     const { child } = spawned;
+    options.nodes.set(leaf.id, child.node.id);
     const cancel = (): void => {
       options.supervisor.send(child.node.id, { type: 'cancel', reason: 'the plan run stopped' });
     };

@@ -7,7 +7,10 @@ export interface PlanRunReport {
   plan: Plan;
   summary: ScheduleSummary;
   merge: MergeReport | undefined;
+  /** The plan's usage, all leaves and their sub-agents. */
   usage: Usage;
+  /** The node that ran each leaf in this run, with its subtree's usage. */
+  leafNodes: Map<string, { node_id: string; usage: Usage }>;
 }
 
 /** `--json`: the run, each leaf's status and result, the merge, and the whole tree's usage. */
@@ -22,6 +25,7 @@ export function planReport(report: PlanRunReport) {
       status: leaf.status,
       ...(leaf.result === undefined ? {} : { result: leaf.result }),
       ...(leaf.artifact_ref === undefined ? {} : { artifact_ref: leaf.artifact_ref }),
+      ...report.leafNodes.get(leaf.id),
     })),
     ...(report.merge === undefined ? {} : { merge: report.merge }),
   };

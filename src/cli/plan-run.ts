@@ -131,6 +131,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   });
   let summary: ScheduleSummary;
   let merge: MergeReport | undefined;
+  const nodes = new Map<string, string>();
   const log = new RunLogWriter(logPath, plan);
   log.update().catch(() => undefined);
   const planNode = supervisor.openPlan({
@@ -152,6 +153,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
       onFailure: flags.onFailure,
       signal: stop.signal,
       dispatch: leafDispatcher({
+        nodes,
         supervisor,
         planNode,
         plan,
@@ -198,8 +200,11 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   await supervisor.closePlan(planNode, status);
   store.finishRun(runId, status, Date.now());
   const usage = supervisor.subtreeUsage(planNode.node.id);
+  const leafNodes = new Map(
+    [...nodes].map(([leaf, id]) => [leaf, { node_id: id, usage: supervisor.subtreeUsage(id) }]),
+  );
   store.close();
-  const report = { runId, logPath, plan, summary, merge, usage };
+  const report = { runId, logPath, plan, summary, merge, usage, leafNodes };
   await write(
     io.stdout,
     settings.json ? `${JSON.stringify(planReport(report))}\n` : planSummaryText(report),

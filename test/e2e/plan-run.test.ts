@@ -51,6 +51,11 @@ describe('arbor plan run', () => {
       ['c', 'done', 'C right'],
       ['d', 'done', 'D joined'],
     ]);
+    // Each leaf reports its node and its cost; the plan's usage is their sum.
+    const leafUsage = report!.leaves.map((l) => l.usage?.input_tokens ?? 0);
+    expect(leafUsage.every((tokens) => tokens > 0)).toBe(true);
+    expect(report!.usage.input_tokens).toBe(leafUsage.reduce((a, b) => a + b, 0));
+    expect(new Set(report!.leaves.map((l) => l.node_id)).size).toBe(4);
     const record = runRecord(plan.db, report!.run_id);
     // b and c overlap: c starts before b ends; d starts only after both ended.
     expect(eventSeq(record, 'Task C', 'node.spawned')).toBeLessThan(

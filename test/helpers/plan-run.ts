@@ -13,12 +13,15 @@ import { runArbor, type ArborRun } from './run-arbor.js';
 export interface PlanReport {
   run_id: string;
   run_log: string;
+  usage: { input_tokens: number; output_tokens: number };
   summary: Record<string, number>;
   leaves: {
     id: string;
     status: string;
     result?: string;
     artifact_ref?: { branch?: string; commit?: string };
+    node_id?: string;
+    usage?: { input_tokens: number; output_tokens: number };
   }[];
   merge?: {
     branch: string;
