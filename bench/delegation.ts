@@ -53,19 +53,16 @@ export async function benchDelegation(): Promise<BenchResult> {
       await measureArbor(llm, 'arbor spawn', direct, { ...base, framework: 'arbor-spawn' }),
       await measureArbor(llm, 'arbor process, cold', direct, processRun, PROCESS),
       await measurePooled(llm, direct, processRun),
-      // An experiment, not a setting arbor uses: children whose V8 compiles WebAssembly (undici's
-      // HTTP parser) with its baseline compiler only, so they exit without waiting for the
-      // optimising compile (see docs/performance.md).
+      // The process provider as it was before children ran with `--liftoff-only`: V8 finishes
+      // optimising fetch's WebAssembly HTTP parser before the child can exit (see
+      // docs/performance.md).
       await measureArbor(
         llm,
-        'arbor process, cold, --liftoff-only',
+        'arbor process, cold, without --liftoff-only',
         direct,
         {
           ...processRun,
-          env: {
-            ...process.env,
-            ARBOR_CHILD_COMMAND: `${process.execPath} --liftoff-only ${childEntryPath()}`,
-          },
+          env: { ...process.env, ARBOR_CHILD_COMMAND: `${process.execPath} ${childEntryPath()}` },
         },
         PROCESS,
       ),

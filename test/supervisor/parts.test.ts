@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  childCommand,
+  childEntryPath,
   childEnv,
   classify,
   killLadder,
@@ -110,6 +112,23 @@ describe('Tree', () => {
       ['n3', '0.1.1', 2],
     ]);
     expect(tree.deepestFirst(root.id).map((n) => n.path)).toEqual(['0.1.1', '0.1', '0.2', '0']);
+  });
+});
+
+describe('childCommand', () => {
+  it("runs arbor's child under this Node with Liftoff-only WebAssembly where V8 has Liftoff", () => {
+    const { command, args } = childCommand({});
+    expect(command).toBe(process.execPath);
+    expect(args.at(-1)).toBe(childEntryPath());
+    const liftoff = process.arch === 'x64' || process.arch === 'arm64';
+    expect(args.includes('--liftoff-only')).toBe(liftoff);
+  });
+
+  it('takes ARBOR_CHILD_COMMAND as given, split on whitespace', () => {
+    expect(childCommand({ ARBOR_CHILD_COMMAND: ' python3  child.py --x ' })).toEqual({
+      command: 'python3',
+      args: ['child.py', '--x'],
+    });
   });
 });
 
