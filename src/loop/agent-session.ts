@@ -2,74 +2,20 @@ import type { ModelClient, ModelResponse, ModelToolCall } from '../intel/model.j
 import {
   isArborError,
   type Finish,
-  type Limits,
-  type Outcome,
   type TerminalStatus,
   type ToolCall,
   type TranscriptMessage,
   type Usage,
 } from '../protocol/index.js';
-import type { ToolHost } from '../tools/index.js';
 import { FINISH_TOOL, FINISH_TOOL_NAME, readFinish } from './finish-tool.js';
 import { checkGuards, type Stop, type TurnBounds } from './guards.js';
 import { LoopDetector } from './loop-detector.js';
-import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME, type OutputCapture } from './output-capture.js';
+import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
 import { runToolRound } from './tool-round.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 
-/** What a budget admission answered: go, possibly on a cheaper model. */
-export interface Admission {
-  model?: string;
-}
-
-/** How the session reports and asks: all optional, all called from the turn's own flow. */
-export interface SessionHooks {
-  /** Progress, for the supervisor's watchdog and the live display. */
-  onEvent?(kind: string, fields: Record<string, unknown>): void;
-  /** Usage of each model call, reported right after the call. */
-  onUsage?(usage: Usage): void;
-  /** Budget admission before each model call; throws `ArborError('budget_refused')` to refuse. */
-  admit?(estimate: number, options: { signal: AbortSignal }): Promise<Admission>;
-  /** Resolves when the session may go on (not paused); called at every step boundary. */
-  waitWhileHeld?(signal: AbortSignal): Promise<void>;
-}
-
-export interface SessionOptions {
-  model: ModelClient;
-  tools: ToolHost;
-  system: string;
-  /** The transcript the session starts from (seed messages). */
-  transcript?: readonly TranscriptMessage[];
-  limits: Limits;
-  hooks?: SessionHooks;
-  /** Log message and tool content in events, not only sizes. */
-  logContent?: boolean;
-  /** Offer the `finish` tool (default true; off when an allow-list excludes it). */
-  offerFinish?: boolean;
-  /**
-   * Structured output: the run completes only when the model submits a valid value to the capture
-   * tool (which the tool host must list); a model that keeps answering in prose ends `failed`.
-   */
-  capture?: OutputCapture;
-  /** Who this session is, stamped on calls that leave the process (MCP `_meta`). */
-  identity?: { runId: string; nodeId: string; traceparent?: string };
-  now?: () => number;
-}
-
-/** What one turn produced. */
-export interface TurnReport {
-  outcome: Outcome;
-  /** Messages the turn appended to the transcript, in order. */
-  messages: TranscriptMessage[];
-  /** The turn's last answer text, if any. */
-  text: string | undefined;
-  finish: Finish | undefined;
-  usage: Usage;
-  /** Model calls made. */
-  rounds: number;
-  toolCalls: number;
-}
+import type { SessionOptions, TurnReport } from './session-types.js';
 
 /**
  * An agent's conversation: a transcript, a model, tools and limits. `runTurn` reacts to one

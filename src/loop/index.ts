@@ -1,10 +1,5 @@
-export {
-  AgentSession,
-  type Admission,
-  type SessionHooks,
-  type SessionOptions,
-  type TurnReport,
-} from './agent-session.js';
+export { AgentSession } from './agent-session.js';
+export type { Admission, SessionHooks, SessionOptions, TurnReport } from './session-types.js';
 export { FINISH_TOOL, FINISH_TOOL_NAME, readFinish } from './finish-tool.js';
 export { checkGuards, type Stop, type TurnBounds, type TurnProgress } from './guards.js';
 export { LoopDetector } from './loop-detector.js';
