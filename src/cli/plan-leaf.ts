@@ -42,6 +42,7 @@ export function leafDispatcher(
 ): (leaf: Subtask, signal: AbortSignal) => Promise<LeafOutcome> {
   const byId = new Map(options.plan.subtask.map((subtask) => [subtask.id, subtask]));
   return async (leaf, signal) => {
+    if (signal.aborted) return { status: 'cancelled', result: 'cancelled before it started' };
     const bases = leaf.deps
       .map((dep) => byId.get(dep)?.artifact_ref?.commit)
       .filter((commit): commit is string => commit !== undefined);
@@ -85,7 +86,8 @@ export function leafDispatcher(
     }
     const { outcome } = end;
     const text = resultText(outcome.result);
-    if (signal.aborted) return { status: 'cancelled', result: text ?? 'cancelled' };
+    // Read again: the run may have been stopped while the leaf ran.
+    if (isAborted(signal)) return { status: 'cancelled', result: text ?? 'cancelled' };
     if (outcome.status !== 'completed') {
       const why = outcome.reason ?? end.error?.message ?? 'no reason given';
       return {
@@ -115,4 +117,8 @@ export function leafDispatcher(
 function resultText(result: unknown): string | undefined {
   if (result === null || result === undefined) return undefined;
   return typeof result === 'string' ? result : JSON.stringify(result);
+}
+
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }
