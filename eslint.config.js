@@ -67,6 +67,25 @@ export default tseslint.config(
     files: EDGE_MODULES,
     rules: { 'no-restricted-properties': ['error', NO_STDOUT] },
   },
+  // A child loads the MCP client only when its payload grants a server (a dynamic import in
+  // child-tools.ts); the tools barrel re-exports it, so child code imports tool modules directly.
+  {
+    files: ['src/child/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '../tools/index.js',
+              message: 'It loads the MCP client into every child: import the tool module itself.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['src/cli/output.ts', 'src/cli/main.ts', 'src/child/main.ts'],
     rules: {

@@ -1,13 +1,12 @@
 import { OutputCapture } from '../loop/index.js';
 import { allowedTools, type SpawnPayload, type ToolDef } from '../protocol/index.js';
-import {
-  builtinTools,
-  internalToolDefs,
-  ToolRegistry,
-  type McpServerSet,
-  type Tool,
-  type ToolSource,
-} from '../tools/index.js';
+// Not the `tools/index.js` barrel: it re-exports the MCP client, which a child loads only when its
+// payload grants a server (see the dynamic import below).
+import { builtinTools } from '../tools/builtin/index.js';
+import { internalToolDefs } from '../tools/internal-catalog.js';
+import type { McpServerSet } from '../tools/mcp/index.js';
+import type { Tool, ToolSource } from '../tools/tool.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';

@@ -1,5 +1,6 @@
 import type { ToolDef } from '../protocol/index.js';
-import { HISTORY_ARG, type Tool } from '../tools/index.js';
+import { HISTORY_ARG } from '../tools/internal-catalog.js';
+import type { Tool } from '../tools/tool.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 

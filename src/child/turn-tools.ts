@@ -1,5 +1,5 @@
 import type { ToolCall, ToolDef, TurnSpec } from '../protocol/index.js';
-import { toolError, type ToolCallContext, type ToolHost, type ToolOutput } from '../tools/index.js';
+import { toolError, type ToolCallContext, type ToolHost, type ToolOutput } from '../tools/tool.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import { remoteTool } from './remote-tool.js';

@@ -1,5 +1,7 @@
 import type { IntelConfig } from '../protocol/index.js';
-import { decodeLine, encodeFrame, PROTOCOL_VERSION } from '../protocol/index.js';
+import { decodeLine, encodeFrame, PROTOCOL_VERSION, topCaveats } from '../protocol/index.js';
+import { builtinTools } from '../tools/builtin/index.js';
+import { internalToolDefs } from '../tools/internal-catalog.js';
 
 const SAMPLE_INTEL: IntelConfig = {
   endpoints: [{ url: 'http://127.0.0.1:1/v1', dialect: 'openai', headers: {} }],
@@ -11,29 +13,41 @@ const SAMPLE_INTEL: IntelConfig = {
   prices: {},
 };
 
+/** Read once in a child's life: decoded once, so its schema is never compiled. */
+const SPAWN_SAMPLE = {
+  type: 'spawn',
+  protocol: PROTOCOL_VERSION,
+  payload: {
+    instruction: 'warm up',
+    intelligence: SAMPLE_INTEL,
+    telemetry: { run_id: 'warm', node_id: 'n0', node_path: '0' },
+  },
+};
+
+/** Read many times: decoded twice, so the decoder compiles their schemas now. */
+const REPEATED_SAMPLES = [
+  { type: 'ping', seq: 1 },
+  { type: 'tool_result', id: 1, result: 'ok', is_error: false },
+  { type: 'budget_grant', id: 1, ok: true },
+  { type: 'inject', message: 'warm up' },
+];
+
 /**
- * Does, once and on made-up input, the first-time work a child does on its real payload: the
- * frame schemas it decodes are compiled, the model client's code paths are compiled. A child
- * waiting in a pool pays for this before it is taken, so the real spawn → `ready` is short.
+ * Does, once and on made-up input, the first-time work a child does on its real payload: zod's
+ * first parse of a spawn payload, the compiled schemas of the frames it reads often, the JSON
+ * Schemas of the tools it offers, the model client's code paths. A child waiting in a pool pays
+ * for this before it is taken, so the real spawn → `ready` is short; a cold child would do the same
+ * work on its payload anyway.
  */
 export function warmUp(connect: (config: IntelConfig) => { close?(): void }): void {
-  const samples = [
-    {
-      type: 'spawn',
-      protocol: PROTOCOL_VERSION,
-      payload: {
-        instruction: 'warm up',
-        intelligence: SAMPLE_INTEL,
-        telemetry: { run_id: 'warm', node_id: 'n0', node_path: '0' },
-      },
-    },
-    { type: 'ping', seq: 1 },
-    { type: 'tool_result', id: 1, result: 'ok', is_error: false },
-    { type: 'budget_grant', id: 1, ok: true },
-    { type: 'inject', message: 'warm up' },
-    { type: 'cancel', reason: 'warm up' },
-  ];
-  for (const sample of samples) decodeLine(JSON.stringify(sample), 1, 'down');
+  decodeLine(JSON.stringify(SPAWN_SAMPLE), 1, 'down');
+  for (const sample of REPEATED_SAMPLES) {
+    const line = JSON.stringify(sample);
+    decodeLine(line, 1, 'down');
+    decodeLine(line, 2, 'down');
+  }
   encodeFrame({ type: 'pong', seq: 1 });
+  internalToolDefs();
+  builtinTools({ caveats: topCaveats(), cwd: process.cwd() }).tools();
   connect(SAMPLE_INTEL).close?.();
 }

@@ -8,11 +8,25 @@ import { formatIssues, type JsonObject } from '../../protocol/index.js';
  * and keeps it safe when it is called without a registry.
  */
 
-/** The JSON Schema (draft-07) a model sees for `schema`'s input. */
+/**
+ * The JSON Schema (draft-07) a model sees for `schema`'s input. Generated once per schema: the
+ * result is shared by every tool built from it (and its identity lets the registry's validator
+ * reuse what it compiled), so callers must not modify it.
+ */
 export function inputSchema(schema: z.ZodType): JsonObject {
-  const { $schema: _dialect, ...body } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
-  return dropIntegerNoise(body) as JsonObject;
+  let json = generated.get(schema);
+  if (json === undefined) {
+    const { $schema: _dialect, ...body } = z.toJSONSchema(schema, {
+      target: 'draft-7',
+      io: 'input',
+    });
+    json = dropIntegerNoise(body) as JsonObject;
+    generated.set(schema, json);
+  }
+  return json;
 }
+
+const generated = new WeakMap<z.ZodType, JsonObject>();
 
 /** Parses a call's arguments, or says what is wrong with them in the registry's words. */
 export function parseToolArgs<T extends z.ZodType>(

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * What a child process loads before it reads its payload is most of its start-up time. The MCP
+ * client (the SDK builds hundreds of schemas when its modules are evaluated: about 100 ms) must be
+ * loaded only by a child whose payload grants a server, through a dynamic import; these tests read
+ * the built child bundle and fail if any static import pulls the SDK in again.
+ */
+const ENTRY = fileURLToPath(new URL('../../dist/bundle/child.mjs', import.meta.url));
+const MCP_SDK = 'node_modules/@modelcontextprotocol/sdk/';
+
+/** Relative imports of a bundle file: static (`import … from`, `export … from`) and dynamic. */
+function importsOf(source: string): { static: string[]; dynamic: string[] } {
+  const statics = [...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"(\.[^"]+)"/gm)];
+  const sideEffect = [...source.matchAll(/^import\s*"(\.[^"]+)"/gm)];
+  const dynamic = [...source.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)];
+  return {
+    static: [...statics, ...sideEffect].map((match) => match[1]!),
+    dynamic: dynamic.map((match) => match[1]!),
+  };
+}
+
+/** Every file of the bundle reachable from `entry`, split by how it is first reached. */
+function closure(entry: string): { eager: Map<string, string>; lazy: Map<string, string> } {
+  const eager = new Map<string, string>();
+  const lazy = new Map<string, string>();
+  const visit = (file: string, into: Map<string, string>, pending: string[]): void => {
+    if (eager.has(file) || into.has(file)) return;
+    const source = readFileSync(file, 'utf8');
+    into.set(file, source);
+    const imports = importsOf(source);
+    for (const spec of imports.static) visit(join(dirname(file), spec), into, pending);
+    for (const spec of imports.dynamic) pending.push(join(dirname(file), spec));
+  };
+  const pending: string[] = [];
+  visit(entry, eager, pending);
+  for (let file = pending.pop(); file !== undefined; file = pending.pop())
+    if (!eager.has(file)) visit(file, lazy, pending);
+  return { eager, lazy };
+}
+
+describe('the child bundle', () => {
+  const { eager, lazy } = closure(ENTRY);
+
+  it('loads no MCP SDK code before its payload asks for a server', () => {
+    const loaded = [...eager].filter(([, source]) => source.includes(MCP_SDK));
+    expect(loaded.map(([file]) => file)).toEqual([]);
+  });
+
+  it('still carries the MCP client, in a chunk imported on demand', () => {
+    const carrying = [...lazy].filter(([, source]) => source.includes(MCP_SDK));
+    expect(carrying.length).toBeGreaterThan(0);
+    expect(
+      [...carrying].some(([, source]) => source.includes('StreamableHTTPClientTransport')),
+    ).toBe(true);
+  });
+});
