@@ -2,6 +2,7 @@ import type { IntelConfig } from '../protocol/index.js';
 import { decodeLine, encodeFrame, PROTOCOL_VERSION, topCaveats } from '../protocol/index.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { internalToolDefs } from '../tools/internal-catalog.js';
+import { ToolRegistry } from '../tools/tool-registry.js';
 
 const SAMPLE_INTEL: IntelConfig = {
   endpoints: [{ url: 'http://127.0.0.1:1/v1', dialect: 'openai', headers: {} }],
@@ -47,7 +48,8 @@ export function warmUp(connect: (config: IntelConfig) => { close?(): void }): vo
     decodeLine(line, 2, 'down');
   }
   encodeFrame({ type: 'pong', seq: 1 });
+  const builtin = builtinTools({ caveats: topCaveats(), cwd: process.cwd() });
+  new ToolRegistry({ sources: [builtin] }).definitions();
   internalToolDefs();
-  builtinTools({ caveats: topCaveats(), cwd: process.cwd() }).tools();
   connect(SAMPLE_INTEL).close?.();
 }
