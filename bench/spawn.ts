@@ -1,29 +1,39 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { childCommand, ChildPool, DEFAULT_TIMING, ProcessRun } from '../src/supervisor/index.js';
-import { SpawnPayloadSchema } from '../src/protocol/index.js';
+import { SpawnPayloadSchema, type SpawnPayload } from '../src/protocol/index.js';
+import { startFakeLlm, type FakeLlm } from '../src/testing/index.js';
 import { median, percentile, type BenchResult } from './stats.js';
 
 /**
  * Spawn → `ready` latency of a real child process, started cold and taken from a pool of idle
- * children; and the resident memory of an idle child.
+ * children; spawn → the child's first model call (at a fake LLM answering at once), which adds
+ * the child's first turn; and the resident memory of an idle child.
  */
 const RUNS = 30;
 const POOL = 4;
 const IDLE = 10;
 
-const payload = SpawnPayloadSchema.parse({
-  instruction: 'Benchmark: say nothing.',
-  intelligence: { endpoints: [{ url: 'http://127.0.0.1:9/v1' }], model: 'none' },
-  telemetry: { run_id: 'bench', node_id: 'n0', node_path: '0' },
-});
+function benchPayload(url: string): SpawnPayload {
+  return SpawnPayloadSchema.parse({
+    instruction: 'Benchmark: say nothing.',
+    intelligence: { endpoints: [{ url }], model: 'bench' },
+    telemetry: { run_id: 'bench', node_id: 'n0', node_path: '0' },
+  });
+}
 const env = { PATH: process.env.PATH ?? '' };
 const handlers = {
   onToolRequest: () => Promise.resolve({ result: null, is_error: true }),
-  onBudgetRequest: () => Promise.resolve({ ok: false, reason: 'benchmark' }),
+  onBudgetRequest: () => Promise.resolve({ ok: true }),
 };
 
-async function timeToReady(pool?: ChildPool): Promise<number> {
+/**
+ * Time from the start of a spawn until `ready` (no `llm`: the child is stopped there) or until
+ * the child's first request reaches `llm`.
+ */
+async function timeSpawn(pool?: ChildPool, llm?: FakeLlm): Promise<number> {
+  const payload = benchPayload(llm?.url ?? 'http://127.0.0.1:9/v1');
+  const requests = llm?.requests.length ?? 0;
   const started = process.hrtime.bigint();
   const taken = pool?.take();
   if (pool !== undefined && taken === undefined) throw new Error('the pool had no idle child');
@@ -34,7 +44,7 @@ async function timeToReady(pool?: ChildPool): Promise<number> {
     timing: DEFAULT_TIMING,
     handlers,
   });
-  await run.ready();
+  await (llm === undefined ? run.ready() : llm.waitForRequests(requests + 1));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   await run.stop('benchmark done', { force: true });
   await run.result;
@@ -61,16 +71,27 @@ function rssKiB(pid: number): number {
 export async function benchSpawn(): Promise<BenchResult> {
   const bare: number[] = [];
   for (let i = 0; i < RUNS; i++) bare.push(await bareNode());
+  const llm = await startFakeLlm({ playbook: { scripts: [{ steps: [{ text: 'Nothing.' }] }] } });
   const cold: number[] = [];
-  for (let i = 0; i < RUNS; i++) cold.push(await timeToReady());
-
-  const pool = new ChildPool({ command: childCommand({}), env, size: POOL });
+  const coldCall: number[] = [];
   const pooled: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    await pool.whenFull();
-    pooled.push(await timeToReady(pool));
+  const pooledCall: number[] = [];
+  const pool = new ChildPool({ command: childCommand({}), env, size: POOL });
+  try {
+    for (let i = 0; i < RUNS; i++) cold.push(await timeSpawn());
+    for (let i = 0; i < RUNS; i++) coldCall.push(await timeSpawn(undefined, llm));
+    for (let i = 0; i < RUNS; i++) {
+      await pool.whenFull();
+      pooled.push(await timeSpawn(pool));
+    }
+    for (let i = 0; i < RUNS; i++) {
+      await pool.whenFull();
+      pooledCall.push(await timeSpawn(pool, llm));
+    }
+  } finally {
+    pool.close();
+    await llm.close();
   }
-  pool.close();
 
   const idle = new ChildPool({ command: childCommand({}), env, size: IDLE });
   await idle.whenFull();
@@ -88,6 +109,9 @@ export async function benchSpawn(): Promise<BenchResult> {
       'cold spawn→ready p95 ms': Number(percentile(cold, 95).toFixed(1)),
       'pooled spawn→ready p50 ms': Number(median(pooled).toFixed(2)),
       'pooled spawn→ready p95 ms': Number(percentile(pooled, 95).toFixed(2)),
+      'cold spawn→first model call p50 ms': Number(median(coldCall).toFixed(1)),
+      'pooled spawn→first model call p50 ms': Number(median(pooledCall).toFixed(1)),
+      'pooled spawn→first model call p95 ms': Number(percentile(pooledCall, 95).toFixed(1)),
       'idle child RSS MiB (mean of 10)': Number(
         (rss.reduce((a, b) => a + b, 0) / rss.length / 1024).toFixed(1),
       ),

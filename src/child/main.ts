@@ -1,5 +1,6 @@
 import { createModelClient } from '../intel/index.js';
 import { runChild } from './run-child.js';
+import { CHILD_POOLED_ENV, warmFetch } from './warm-fetch.js';
 import { warmUp } from './warm-up.js';
 
 /**
@@ -25,9 +26,13 @@ process.stdin.once('close', () => {
 });
 
 // Compile what the first frames will need, then tell whoever started us (a pool of idle children,
-// say) that we are loaded and waiting.
+// say) that we are loaded and waiting. A pooled child has time to spare before it is taken, so it
+// also loads Node's HTTP client; a cold child would only move that cost before its `ready`.
 warmUp((config) => createModelClient(config, { mode: 'one-shot' }));
-process.stderr.write('{"msg":"child.waiting"}\n');
+const pooled = process.env[CHILD_POOLED_ENV] === '1';
+Reflect.deleteProperty(process.env, CHILD_POOLED_ENV);
+const httpWarm = pooled && (await warmFetch());
+process.stderr.write(`{"msg":"child.waiting","http_warm":${String(httpWarm)}}\n`);
 
 const code = await runChild(
   { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },

@@ -1,3 +1,4 @@
+import { CHILD_POOLED_ENV } from '../child/warm-fetch.js';
 import type { ChildCommand } from './child-entry.js';
 import { ChildProcess } from './child-process.js';
 
@@ -68,7 +69,7 @@ export class ChildPool {
     const child = new ChildProcess({
       command: this.#command.command,
       args: this.#command.args,
-      env: this.#env,
+      env: { ...this.#env, [CHILD_POOLED_ENV]: '1' },
     });
     const idle: Idle = { child, waiting: false };
     child.attach({

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { describe, expect, it, vi } from 'vitest';
+import { CHILD_POOLED_ENV, warmFetch } from '../../src/child/index.js';
+import { childCommand, ChildPool } from '../../src/supervisor/index.js';
+
+/** TCP servers and connections this process holds open. */
+function openTcpHandles(): string[] {
+  return process.getActiveResourcesInfo().filter((kind) => kind.startsWith('TCP'));
+}
+
+/** Starts the built child as a pool or a cold start would, and returns its `child.waiting` line. */
+async function waitingLine(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const { command, args } = childCommand({});
+  const child = spawn(command, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  try {
+    for await (const line of createInterface({ input: child.stderr })) {
+      if (line.includes('child.waiting')) return JSON.parse(line) as Record<string, unknown>;
+    }
+    throw new Error('the child exited without announcing that it was waiting');
+  } finally {
+    child.stdin.end();
+    child.kill('SIGKILL');
+  }
+}
+
+describe('loading the HTTP client ahead of a pooled child’s first model call', () => {
+  it('makes one real fetch over loopback and leaves no server or connection open', async () => {
+    const before = openTcpHandles();
+    await expect(warmFetch()).resolves.toBe(true);
+    // Handles finish closing a turn or two of the event loop after `close`.
+    await vi.waitFor(() => {
+      expect(openTcpHandles()).toEqual(before);
+    });
+  });
+
+  it('is done by a child started for a pool, and not by a cold child', async () => {
+    const path = process.env.PATH ?? '';
+    await expect(waitingLine({ PATH: path, [CHILD_POOLED_ENV]: '1' })).resolves.toMatchObject({
+      msg: 'child.waiting',
+      http_warm: true,
+    });
+    await expect(waitingLine({ PATH: path })).resolves.toMatchObject({
+      msg: 'child.waiting',
+      http_warm: false,
+    });
+  });
+
+  it.runIf(process.platform === 'linux')('is asked for by the pool of idle children', async () => {
+    const pool = new ChildPool({
+      command: childCommand({}),
+      env: { PATH: process.env.PATH },
+      size: 1,
+    });
+    try {
+      await pool.whenFull();
+      const child = pool.take();
+      expect(child?.pid).toBeDefined();
+      const environ = readFileSync(`/proc/${String(child?.pid)}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`${CHILD_POOLED_ENV}=1`);
+      child?.signalGroup('SIGKILL');
+      await child?.exited;
+    } finally {
+      pool.close();
+    }
+  });
+});
