@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../src/store/index.js';
-import { childCommand, childEntryPath, ChildPool } from '../src/supervisor/index.js';
+import { childCommand, ChildPool } from '../src/supervisor/index.js';
 import { startFakeLlm, type FakeLlm } from '../src/testing/index.js';
 import { timeArborDirectCalls, timeArborRun, type ArborRun } from './delegation-arbor.js';
 import { checkRequests } from './delegation-check.js';
@@ -53,19 +53,6 @@ export async function benchDelegation(): Promise<BenchResult> {
       await measureArbor(llm, 'arbor spawn', direct, { ...base, framework: 'arbor-spawn' }),
       await measureArbor(llm, 'arbor process, cold', direct, processRun, PROCESS),
       await measurePooled(llm, direct, processRun),
-      // The process provider as it was before children ran with `--liftoff-only`: V8 finishes
-      // optimising fetch's WebAssembly HTTP parser before the child can exit (see
-      // docs/performance.md).
-      await measureArbor(
-        llm,
-        'arbor process, cold, without --liftoff-only',
-        direct,
-        {
-          ...processRun,
-          env: { ...process.env, ARBOR_CHILD_COMMAND: `${process.execPath} ${childEntryPath()}` },
-        },
-        PROCESS,
-      ),
     ];
     let peers: string;
     if (arePeersInstalled()) {

@@ -1,12 +1,17 @@
 import { createModelClient } from '../intel/index.js';
 import { runChild } from './run-child.js';
+import { setChildV8Flags } from './v8-flags.js';
 import { CHILD_POOLED_ENV, warmFetch } from './warm-fetch.js';
 import { warmUp } from './warm-up.js';
 
 /**
  * Entry of a child process. Stdout is the protocol channel, so console output of any kind is sent
  * to stderr before anything else runs. The child exits when its input ends or its parent dies.
+ * Its V8 flags are set first of all, before any WebAssembly is compiled (the first `fetch`
+ * compiles Node's HTTP parser).
  */
+const v8Flags = setChildV8Flags();
+
 for (const method of ['log', 'info', 'debug', 'warn'] as const) {
   console[method] = (...args: unknown[]) => {
     console.error(...args);
@@ -32,7 +37,9 @@ warmUp((config) => createModelClient(config, { mode: 'one-shot' }));
 const pooled = process.env[CHILD_POOLED_ENV] === '1';
 Reflect.deleteProperty(process.env, CHILD_POOLED_ENV);
 const httpWarm = pooled && (await warmFetch());
-process.stderr.write(`{"msg":"child.waiting","http_warm":${String(httpWarm)}}\n`);
+process.stderr.write(
+  `${JSON.stringify({ msg: 'child.waiting', http_warm: httpWarm, v8_flags: v8Flags })}\n`,
+);
 
 const code = await runChild(
   { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },

@@ -45,19 +45,8 @@ export function childCommand(env: NodeJS.ProcessEnv): ChildCommand {
     const [command = '', ...args] = custom.split(/\s+/);
     return { command, args };
   }
-  return { command: process.execPath, args: [...CHILD_NODE_FLAGS, childEntryPath()] };
+  return { command: process.execPath, args: [childEntryPath()] };
 }
-
-/**
- * V8 flags for arbor's own children. `--liftoff-only` compiles WebAssembly (the HTTP parser of
- * Node's `fetch`, which every child uses to reach its model) with the baseline compiler only.
- * Without it, a child that has made one model call spends about 190 ms at exit waiting for the
- * optimising compiler's background jobs on that module; with it, about 10 ms, and the parser is
- * still fast enough for model responses. Only where V8 has Liftoff (x64, arm64); see
- * `docs/performance.md`.
- */
-const CHILD_NODE_FLAGS: readonly string[] =
-  process.arch === 'x64' || process.arch === 'arm64' ? ['--liftoff-only'] : [];
 
 /** Variables a child may see. Credentials are not among them: they travel in the payload. */
 const PASSED =

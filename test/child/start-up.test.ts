@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, vi } from 'vitest';
-import { CHILD_POOLED_ENV, warmFetch } from '../../src/child/index.js';
+import { CHILD_POOLED_ENV, setChildV8Flags, warmFetch } from '../../src/child/index.js';
 import { childCommand, ChildPool } from '../../src/supervisor/index.js';
 
 /** TCP servers and connections this process holds open. */
@@ -64,5 +64,15 @@ describe('loading the HTTP client ahead of a pooled child’s first model call',
     } finally {
       pool.close();
     }
+  });
+});
+
+describe('a child’s V8 flags', () => {
+  it('are set by the child itself: Liftoff-only WebAssembly where V8 has Liftoff', async () => {
+    const liftoff = process.arch === 'x64' || process.arch === 'arm64';
+    await expect(waitingLine({ PATH: process.env.PATH ?? '' })).resolves.toMatchObject({
+      v8_flags: liftoff ? ['--liftoff-only'] : [],
+    });
+    expect(setChildV8Flags('ia32')).toEqual([]);
   });
 });
