@@ -50,6 +50,17 @@ describe('the child bundle', () => {
     expect(loaded.map(([file]) => file)).toEqual([]);
   });
 
+  it('imports node:child_process (about 6 ms) only when a command is run', () => {
+    const eagerly = [...eager].filter(([, source]) =>
+      /^import\b[^;]*?\bfrom\s*"node:child_process"/m.test(source),
+    );
+    expect(eagerly.map(([file]) => file)).toEqual([]);
+    const onDemand = [...eager, ...lazy].some(([, source]) =>
+      source.includes('await import("node:child_process")'),
+    );
+    expect(onDemand).toBe(true);
+  });
+
   it('still carries the MCP client, in a chunk imported on demand', () => {
     const carrying = [...lazy].filter(([, source]) => source.includes(MCP_SDK));
     expect(carrying.length).toBeGreaterThan(0);

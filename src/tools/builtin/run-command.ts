@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { OutputTail } from './output-tail.js';
 
 export interface RunCommandOptions {
@@ -45,6 +44,9 @@ export async function runCommand(
   command: string,
   options: RunCommandOptions,
 ): Promise<CommandResult> {
+  options.signal?.throwIfAborted();
+  // Loaded on first use: a child that never runs a command does not pay for it at start-up.
+  const { spawn } = await import('node:child_process');
   options.signal?.throwIfAborted();
   const started = Date.now();
   const child = spawn('/bin/sh', ['-c', command], {
