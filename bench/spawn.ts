@@ -21,6 +21,8 @@ function benchPayload(url: string): SpawnPayload {
     telemetry: { run_id: 'bench', node_id: 'n0', node_path: '0' },
   });
 }
+/** For spawns stopped at `ready`: an endpoint nothing listens on. */
+const READY_PAYLOAD = benchPayload('http://127.0.0.1:9/v1');
 const env = { PATH: process.env.PATH ?? '' };
 const handlers = {
   onToolRequest: () => Promise.resolve({ result: null, is_error: true }),
@@ -32,7 +34,7 @@ const handlers = {
  * the child's first request reaches `llm`.
  */
 async function timeSpawn(pool?: ChildPool, llm?: FakeLlm): Promise<number> {
-  const payload = benchPayload(llm?.url ?? 'http://127.0.0.1:9/v1');
+  const payload = llm === undefined ? READY_PAYLOAD : benchPayload(llm.url);
   const requests = llm?.requests.length ?? 0;
   const started = process.hrtime.bigint();
   const taken = pool?.take();

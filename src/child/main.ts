@@ -1,7 +1,8 @@
 import { createModelClient } from '../intel/index.js';
 import { runChild } from './run-child.js';
 import { setChildV8Flags } from './v8-flags.js';
-import { CHILD_POOLED_ENV, warmFetch } from './warm-fetch.js';
+import { CHILD_POOLED_ENV, CHILD_WAITING_MSG } from './pool-signals.js';
+import { warmFetch } from './warm-fetch.js';
 import { warmUp } from './warm-up.js';
 
 /**
@@ -38,7 +39,7 @@ const pooled = process.env[CHILD_POOLED_ENV] === '1';
 Reflect.deleteProperty(process.env, CHILD_POOLED_ENV);
 const httpWarm = pooled && (await warmFetch());
 process.stderr.write(
-  `${JSON.stringify({ msg: 'child.waiting', http_warm: httpWarm, v8_flags: v8Flags })}\n`,
+  `${JSON.stringify({ msg: CHILD_WAITING_MSG, http_warm: httpWarm, v8_flags: v8Flags })}\n`,
 );
 
 const code = await runChild(

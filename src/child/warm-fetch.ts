@@ -1,8 +1,5 @@
 import { createServer, type Socket } from 'node:net';
 
-/** Set to `1` in the environment of a child started for a pool of idle children. */
-export const CHILD_POOLED_ENV = 'ARBOR_CHILD_POOLED';
-
 /** A whole HTTP/1.1 response, closing the connection so no socket outlives the warm-up. */
 const RESPONSE =
   'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}';

@@ -1,9 +1,6 @@
-import { CHILD_POOLED_ENV } from '../child/warm-fetch.js';
+import { CHILD_POOLED_ENV, CHILD_WAITING_MSG } from '../child/pool-signals.js';
 import type { ChildCommand } from './child-entry.js';
 import { ChildProcess } from './child-process.js';
-
-/** The line a child writes on stderr once it is loaded and waiting for its payload. */
-export const CHILD_WAITING_MSG = 'child.waiting';
 
 const REPLENISH_DELAY_MS = 20;
 

@@ -16,7 +16,7 @@ export {
   type ChildEnd,
   type TerminalReport,
 } from './child-end.js';
-export { CHILD_WAITING_MSG, ChildPool } from './child-pool.js';
+export { ChildPool } from './child-pool.js';
 export type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
 export { ChildProcess, type ChildProcessOptions } from './child-process.js';
 export { InMemoryChild } from './in-memory-child.js';

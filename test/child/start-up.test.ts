@@ -2,7 +2,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it, vi } from 'vitest';
-import { CHILD_POOLED_ENV, setChildV8Flags, warmFetch } from '../../src/child/index.js';
+import {
+  CHILD_POOLED_ENV,
+  CHILD_WAITING_MSG,
+  setChildV8Flags,
+  warmFetch,
+} from '../../src/child/index.js';
 import { childCommand, ChildPool } from '../../src/supervisor/index.js';
 
 /** TCP servers and connections this process holds open. */
@@ -16,7 +21,7 @@ async function waitingLine(env: NodeJS.ProcessEnv): Promise<Record<string, unkno
   const child = spawn(command, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
   try {
     for await (const line of createInterface({ input: child.stderr })) {
-      if (line.includes('child.waiting')) return JSON.parse(line) as Record<string, unknown>;
+      if (line.includes(CHILD_WAITING_MSG)) return JSON.parse(line) as Record<string, unknown>;
     }
     throw new Error('the child exited without announcing that it was waiting');
   } finally {
@@ -38,11 +43,11 @@ describe('loading the HTTP client ahead of a pooled child’s first model call',
   it('is done by a child started for a pool, and not by a cold child', async () => {
     const path = process.env.PATH ?? '';
     await expect(waitingLine({ PATH: path, [CHILD_POOLED_ENV]: '1' })).resolves.toMatchObject({
-      msg: 'child.waiting',
+      msg: CHILD_WAITING_MSG,
       http_warm: true,
     });
     await expect(waitingLine({ PATH: path })).resolves.toMatchObject({
-      msg: 'child.waiting',
+      msg: CHILD_WAITING_MSG,
       http_warm: false,
     });
   });
