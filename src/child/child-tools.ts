@@ -1,5 +1,5 @@
 import { OutputCapture } from '../loop/index.js';
-import { allowedTools, type SpawnPayload, type ToolDef } from '../protocol/index.js';
+import { type SpawnPayload, type ToolDef } from '../protocol/index.js';
 // Not the `tools/index.js` barrel: it re-exports the MCP client, which a child loads only when its
 // payload grants a server (see the dynamic import below).
 import { builtinTools } from '../tools/builtin/index.js';
@@ -11,6 +11,7 @@ import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';
 import { remoteTool } from './remote-tool.js';
+import { allowedTools } from '../authority/index.js';
 
 export interface ChildTools {
   registry: ToolRegistry;

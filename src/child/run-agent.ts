@@ -1,6 +1,7 @@
 import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
-import { conversationSeed, type Outcome } from '../protocol/index.js';
+import { type Outcome } from '../protocol/index.js';
 import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
+import { conversationSeed } from '../authority/index.js';
 
 /**
  * The agent role: run the loop on the instruction. One-shot, it ends with one `result`. Warm, each

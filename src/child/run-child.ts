@@ -2,11 +2,9 @@ import { accessSync, constants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { ModelClient } from '../intel/model.js';
 import {
-  allowedTools,
   ARBOR_VERSION,
   ArborError,
   isArborError,
-  isToolAllowed,
   PROTOCOL_VERSION,
   toErrorPayload,
   type IntelConfig,
@@ -18,6 +16,7 @@ import { FrameWriter } from './frame-writer.js';
 import { Logger } from './logger.js';
 import { runAgent } from './run-agent.js';
 import { runTurnWorker } from './run-turn-worker.js';
+import { allowedTools, isToolAllowed } from '../authority/index.js';
 
 export interface ChildIo {
   stdin: Readable;

@@ -1,8 +1,9 @@
 import type { IntelConfig } from '../protocol/index.js';
-import { decodeLine, encodeFrame, PROTOCOL_VERSION, topCaveats } from '../protocol/index.js';
+import { decodeLine, encodeFrame, PROTOCOL_VERSION } from '../protocol/index.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { internalToolDefs } from '../tools/internal-catalog.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import { topCaveats } from '../authority/index.js';
 
 const SAMPLE_INTEL: IntelConfig = {
   endpoints: [{ url: 'http://127.0.0.1:1/v1', dialect: 'openai', headers: {} }],

@@ -1,7 +1,5 @@
 import {
-  leafCaveats,
   runVerifyGate,
-  withWriteLane,
   type LeafOutcome,
   type Plan,
   type PlanWorktrees,
@@ -9,6 +7,7 @@ import {
 } from '../plan/index.js';
 import type { Caveats } from '../protocol/index.js';
 import { cut, type LiveNode, type Supervisor } from '../supervisor/index.js';
+import { leafCaveats, withWriteLane } from '../authority/index.js';
 
 export interface LeafDispatchOptions {
   supervisor: Supervisor;

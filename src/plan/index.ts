@@ -1,6 +1,4 @@
-export { CaveatPolicySchema, policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
 export { cyclicComponents, functionalCycles, shortestCycleThrough } from './find-cycles.js';
-export { leafCaveats, withWriteLane, type LeafAuthority } from './leaf-caveats.js';
 export { parsePlanToml, type ParsePlanOptions } from './parse-plan-toml.js';
 export { readPlanFile, runLogPath, writePlanAtomic } from './plan-file.js';
 export { branchIds, children, isBranch, leaves, roots, subtaskById } from './plan-tree.js';
@@ -13,7 +11,6 @@ export {
   type PlanInput,
 } from './plan.js';
 export { STATUS_MARKERS, renderPlan } from './render-plan.js';
-export { defaultRunGrant } from './run-grant.js';
 export { stringifyPlan } from './stringify-plan.js';
 export {
   ArtifactRefSchema,

@@ -1,7 +1,7 @@
 import { TomlError, parse } from 'smol-toml';
 import type { z } from 'zod';
 import { ArborError, formatIssues, formatPath } from '../protocol/index.js';
-import { CaveatPolicySchema } from './caveat-policy.js';
+import { CaveatPolicySchema } from '../authority/index.js';
 import { PlanSchema, type Plan } from './plan.js';
 import { ArtifactRefSchema, SubtaskSchema } from './subtask.js';
 import { suggestKey } from './suggest-key.js';

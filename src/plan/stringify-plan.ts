@@ -1,6 +1,6 @@
 import { stringify } from 'smol-toml';
 import type { Scope } from '../protocol/index.js';
-import type { CaveatPolicy } from './caveat-policy.js';
+import type { CaveatPolicy } from '../authority/index.js';
 import type { Plan } from './plan.js';
 import type { ArtifactRef, Subtask } from './subtask.js';
 

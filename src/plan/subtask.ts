@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PositiveIntSchema } from '../protocol/index.js';
-import { CaveatPolicySchema } from './caveat-policy.js';
+import { CaveatPolicySchema } from '../authority/index.js';
 
 /**
  * Where a subtask is in its run. newt's four plus `blocked` (a dependency failed, so it cannot

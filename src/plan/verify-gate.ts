@@ -1,6 +1,7 @@
-import { permitsExec, type Caveats } from '../protocol/index.js';
+import { type Caveats } from '../protocol/index.js';
 import { execEnv, runCommand } from '../tools/index.js';
 import type { LeafOutcome } from './scheduler.js';
+import { permitsExec } from '../authority/index.js';
 
 export interface VerifyOptions {
   /** Where the command runs: the leaf's working directory (its worktree, with `--worktrees`). */

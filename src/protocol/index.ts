@@ -25,20 +25,6 @@ export {
   type Scope,
 } from './caveats.js';
 export {
-  bottomCaveats,
-  caveatsEqual,
-  caveatsLeq,
-  countLeq,
-  countMeet,
-  meetCaveats,
-  permitsExec,
-  permitsNet,
-  scopeEquals,
-  scopeLeq,
-  scopeMeet,
-  topCaveats,
-} from './caveats-lattice.js';
-export {
   BudgetGrantFrameSchema,
   CancelFrameSchema,
   ControlFrameSchema,
@@ -113,14 +99,6 @@ export {
   type ToolDef,
   type TranscriptMessage,
 } from './messages.js';
-export {
-  allowedTools,
-  conversationSeed,
-  isToolAllowed,
-  matchesToolPattern,
-  narrowTools,
-  stripAllowList,
-} from './narrow.js';
 export { NdjsonReader, type LineDecoder, type NdjsonReaderOptions } from './ndjson-reader.js';
 export {
   OutcomeSchema,

@@ -36,7 +36,6 @@ export {
   type Provider,
   type ProviderName,
 } from './providers.js';
-export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
 export { cut, distillResult } from './distill.js';
 export { LiveNode, type NodeMode } from './live-node.js';
 export {

@@ -1,18 +1,19 @@
+import { type Caveats, type SpawnPayload } from '../protocol/index.js';
+import { type SubagentRunArgs } from '../tools/index.js';
+import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
+import type { Grant, Share } from './budget/index.js';
+import type { SpawnRate } from './spawn-rate.js';
+import type { Tree, TreeNode } from './tree.js';
 import {
   allowedTools,
   meetCaveats,
   narrowTools,
   stripAllowList,
   topCaveats,
-  type Caveats,
-  type SpawnPayload,
-} from '../protocol/index.js';
-import { meetPathScopes, type SubagentRunArgs } from '../tools/index.js';
-import { meetToolGrants, narrowServers } from './narrowing.js';
-import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
-import type { Grant, Share } from './budget/index.js';
-import type { SpawnRate } from './spawn-rate.js';
-import type { Tree, TreeNode } from './tree.js';
+  meetPathScopes,
+  meetToolGrants,
+  narrowServers,
+} from '../authority/index.js';
 
 /** The caps every spawn is checked against. */
 export interface SpawnLimits {

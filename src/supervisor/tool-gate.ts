@@ -1,6 +1,4 @@
 import {
-  isToolAllowed,
-  allowedTools,
   type AgentFrame,
   type McpServerSpec,
   type SpawnPayload,
@@ -22,6 +20,7 @@ import {
 import type { HumanGates } from './human-gates.js';
 import { fail, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
+import { isToolAllowed, allowedTools } from '../authority/index.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 

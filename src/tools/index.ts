@@ -38,18 +38,6 @@ export {
   SubagentStatusArgs,
 } from './internal-catalog.js';
 export {
-  inLane,
-  isInside,
-  meetPathScopes,
-  normalizePath,
-  pathScopeLeq,
-  permitsPath,
-  resolveInside,
-  resolveReal,
-  type PathContext,
-  type PathResolution,
-} from './path-scope.js';
-export {
   ArgPredicateSchema,
   CallerKindSchema,
   EXEC_TRIFECTA_TAGS,

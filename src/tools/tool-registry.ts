@@ -1,4 +1,4 @@
-import { isToolAllowed, type CountBound, type ToolCall, type ToolDef } from '../protocol/index.js';
+import { type CountBound, type ToolCall, type ToolDef } from '../protocol/index.js';
 import { ArgsValidator } from './args-validator.js';
 import { CallBudget } from './call-budget.js';
 import { indexTools, type IndexedTool, type ToolConflict } from './index-tools.js';
@@ -10,6 +10,7 @@ import {
   type ToolOutput,
   type ToolSource,
 } from './tool.js';
+import { isToolAllowed } from '../authority/index.js';
 
 /** Tool names listed in an "unknown tool" message; a big MCP catalogue would drown the answer. */
 const MAX_NAMES_SHOWN = 40;

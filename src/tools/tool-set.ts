@@ -1,4 +1,4 @@
-import { isToolAllowed, type ToolCall, type ToolDef } from '../protocol/index.js';
+import { type ToolCall, type ToolDef } from '../protocol/index.js';
 import {
   toolError,
   type Tool,
@@ -6,6 +6,7 @@ import {
   type ToolHost,
   type ToolOutput,
 } from './tool.js';
+import { isToolAllowed } from '../authority/index.js';
 
 /**
  * A fixed set of tools filtered by an allow-list. The filter applies to what the model sees and to

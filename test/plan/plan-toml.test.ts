@@ -6,12 +6,12 @@ import {
   SUBTASK_STATUSES,
   parsePlanToml,
   stringifyPlan,
-  type CaveatPolicy,
   type Plan,
   type Subtask,
 } from '../../src/plan/index.js';
 import { isArborError, type ArborError, type Scope } from '../../src/protocol/index.js';
 import { UNPARSABLE_PLANS, readPlanFixture } from '../helpers/plan-fixtures.js';
+import { type CaveatPolicy } from '../../src/authority/index.js';
 
 function parseError(text: string, source?: string): ArborError {
   try {

@@ -2,7 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultRunGrant, runVerifyGate } from '../../src/plan/index.js';
+import { runVerifyGate } from '../../src/plan/index.js';
+import { defaultRunGrant } from '../../src/authority/index.js';
 
 async function gate(command: string, exec: 'all' | string[], timeoutMs = 10_000) {
   const cwd = await mkdtemp(join(tmpdir(), 'arbor-verify-'));

@@ -1,14 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  allowedTools,
-  countLeq,
-  isToolAllowed,
-  narrowTools,
-  scopeLeq,
-  SpawnPayloadSchema,
-  type SpawnPayload,
-} from '../../src/protocol/index.js';
+import { SpawnPayloadSchema, type SpawnPayload } from '../../src/protocol/index.js';
 import {
   admitSpawn,
   PROVIDERS,
@@ -17,7 +9,15 @@ import {
   type Provider,
 } from '../../src/supervisor/index.js';
 import { SpawnRate } from '../../src/supervisor/spawn-rate.js';
-import { pathScopeLeq, type SubagentRunArgs } from '../../src/tools/index.js';
+import { type SubagentRunArgs } from '../../src/tools/index.js';
+import {
+  allowedTools,
+  countLeq,
+  isToolAllowed,
+  narrowTools,
+  scopeLeq,
+  pathScopeLeq,
+} from '../../src/authority/index.js';
 
 const CWD = '/work/repo';
 const SERVERS = ['fs', 'github', 'web', 'db'];

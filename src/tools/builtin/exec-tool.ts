@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { permitsExec, type Scope } from '../../protocol/index.js';
+import { type Scope } from '../../protocol/index.js';
 import { toolError, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { runCommand, type CommandResult } from './run-command.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
+import { permitsExec } from '../../authority/index.js';
 
 const NAME = 'exec';
 

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import type { Caveats, Scope } from '../../protocol/index.js';
-import { inLane, isInside, normalizePath, permitsPath, resolveReal } from '../path-scope.js';
+import {
+  inLane,
+  isInside,
+  normalizePath,
+  permitsPath,
+  resolveReal,
+} from '../../authority/index.js';
 
 /** The caveat axis a file operation needs: reading or writing. */
 export type PathAxis = 'fs_read' | 'fs_write';

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { meetCaveats, type Caveats } from '../protocol/index.js';
-import { meetPathScopes, type PathContext } from '../tools/index.js';
-import { policyToCaveats } from './caveat-policy.js';
-import type { Subtask } from './subtask.js';
+import type { Caveats } from '../protocol/index.js';
+import { meetCaveats } from './caveats-lattice.js';
+import { policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
+import { meetPathScopes, type PathContext } from './path-scope.js';
 
 /** What a leaf runs under: its caveats and its write lane. */
 export interface LeafAuthority {
@@ -23,7 +23,7 @@ export interface LeafAuthority {
  * path prefixes, because the two sides speak differently: a run grants absolute directories
  * (`/work/repo`) and a policy names paths relative to the working directory (`src/`); the exact
  * meet of those would be empty. The path meet keeps exactly the paths both sides allow, so it
- * never amplifies either (`test/plan/leaf-caveats.test.ts` checks this as a property).
+ * never amplifies either (`test/authority/leaf-caveats.test.ts` checks this as a property).
  *
  * The lane composes by meet only, and is applied by the built-in file tools rather than folded
  * into `fs_write`: a write to `p` is allowed when `p` is inside the worktree (`resolveInside`),
@@ -33,7 +33,7 @@ export interface LeafAuthority {
  */
 export function leafCaveats(
   parentGrant: Caveats,
-  subtask: Pick<Subtask, 'caveat_policy' | 'context'>,
+  subtask: { caveat_policy?: CaveatPolicy | undefined; context: readonly string[] },
   context: PathContext,
 ): LeafAuthority {
   const policy = policyToCaveats(subtask.caveat_policy);

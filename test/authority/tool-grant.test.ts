@@ -2,17 +2,19 @@ import { describe, expect, it } from 'vitest';
 import {
   ALLOWED_TOOLS_ROLE,
   SpawnPayloadSchema,
-  allowedTools,
-  conversationSeed,
   decodeLine,
   encodeFrame,
+  type SeedMessage,
+  type SpawnPayload,
+} from '../../src/protocol/index.js';
+import {
+  allowedTools,
+  conversationSeed,
   isToolAllowed,
   matchesToolPattern,
   narrowTools,
   stripAllowList,
-  type SeedMessage,
-  type SpawnPayload,
-} from '../../src/protocol/index.js';
+} from '../../src/authority/index.js';
 
 function payload(context_seed: SeedMessage[] = []): SpawnPayload {
   return SpawnPayloadSchema.parse({

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRunGrant, withWriteLane } from '../../src/plan/index.js';
-import { permitsPath } from '../../src/tools/index.js';
+import { defaultRunGrant, withWriteLane, permitsPath } from '../../src/authority/index.js';
 
 const cwd = '/work/repo';
 const grant = defaultRunGrant(cwd);

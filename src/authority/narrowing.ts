@@ -1,4 +1,5 @@
-import { matchesToolPattern, type McpServerSpec } from '../protocol/index.js';
+import type { McpServerSpec } from '../protocol/index.js';
+import { matchesToolPattern } from './tool-grant.js';
 
 /** Is every name `narrow` allows also allowed by `wide`? (Patterns: `*`, exact, `prefix*`.) */
 export function patternWithin(narrow: string, wide: string): boolean {

@@ -1,5 +1,4 @@
-import { ALLOWED_TOOLS_ROLE, type SeedMessage } from './messages.js';
-import type { SpawnPayload } from './payload.js';
+import { ALLOWED_TOOLS_ROLE, type SeedMessage, type SpawnPayload } from '../protocol/index.js';
 
 /**
  * The tool allow-list rides in `context_seed` as one message with the reserved role, at index 0.

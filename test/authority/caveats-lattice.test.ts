@@ -2,6 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CaveatsSchema,
+  type Caveats,
+  type CountBound,
+  type Scope,
+} from '../../src/protocol/index.js';
+import {
   bottomCaveats,
   caveatsEqual,
   caveatsLeq,
@@ -14,10 +19,7 @@ import {
   scopeLeq,
   scopeMeet,
   topCaveats,
-  type Caveats,
-  type CountBound,
-  type Scope,
-} from '../../src/protocol/index.js';
+} from '../../src/authority/index.js';
 
 /** A small universe, so random lists overlap often enough to exercise intersection. */
 const UNIVERSE = ['a', 'b', 'c', 'd', 'e'];

@@ -1,23 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SubtaskSchema } from '../../src/plan/index.js';
+import { type Caveats, type CountBound, type Scope } from '../../src/protocol/index.js';
 import {
   CaveatPolicySchema,
-  SubtaskSchema,
   defaultRunGrant,
   leafCaveats,
   policyToCaveats,
   type CaveatPolicy,
-} from '../../src/plan/index.js';
-import {
   bottomCaveats,
   permitsExec,
   permitsNet,
   topCaveats,
-  type Caveats,
-  type CountBound,
-  type Scope,
-} from '../../src/protocol/index.js';
-import { permitsPath } from '../../src/tools/index.js';
+  permitsPath,
+} from '../../src/authority/index.js';
 
 const cwd = '/work/repo';
 

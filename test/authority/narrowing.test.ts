@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isToolAllowed } from '../../src/protocol/index.js';
-import { meetToolGrants, patternWithin } from '../../src/supervisor/index.js';
+import { isToolAllowed, meetToolGrants, patternWithin } from '../../src/authority/index.js';
 
 describe('patternWithin', () => {
   it.each([

@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isArborError, scopeLeq, type Scope } from '../../src/protocol/index.js';
+import { isArborError, type Scope } from '../../src/protocol/index.js';
 import {
+  scopeLeq,
   inLane,
   isInside,
   meetPathScopes,
@@ -12,7 +13,7 @@ import {
   pathScopeLeq,
   permitsPath,
   resolveInside,
-} from '../../src/tools/index.js';
+} from '../../src/authority/index.js';
 
 const cwd = '/ws';
 

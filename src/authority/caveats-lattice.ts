@@ -1,4 +1,4 @@
-import type { Caveats, CountBound, Scope } from './caveats.js';
+import type { Caveats, CountBound, Scope } from '../protocol/index.js';
 
 /**
  * The authority lattice over `Caveats`. Each axis is a `Scope` (`"all"`, or exactly the listed
@@ -8,7 +8,7 @@ import type { Caveats, CountBound, Scope } from './caveats.js';
  *
  * Membership here is exact: a list is compared as a set (order and duplicates do not matter) and
  * an item is a member only if it is equal to a listed string. Treating a path as a prefix is an
- * enforcement concern (`src/tools/path-scope.ts`), kept out of the algebra so the laws stay simple
+ * enforcement concern (`path-scope.ts`), kept out of the algebra so the laws stay simple
  * and hold for every axis alike.
  */
 
