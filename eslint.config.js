@@ -11,7 +11,7 @@ const NO_JSON_PARSE = {
 /** Modules that take input from outside the process and parse it. */
 const EDGE_MODULES = [
   'src/protocol/decode.ts',
-  'src/authority/tool-grant.ts',
+  'src/protocol/legacy-allow-list.ts',
   // Bodies and stream events from LLM endpoints.
   'src/intel/decode-json.ts',
   // The fake LLM server's request bodies and playbook files.

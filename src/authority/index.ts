@@ -13,10 +13,10 @@ export {
   scopeMeet,
   topCaveats,
 } from './caveats-lattice.js';
-export { leafCaveats, withWriteLane, type LeafAuthority } from './leaf-caveats.js';
+export { leafCaveats, withWriteLane } from './leaf-caveats.js';
+export { completeRequest, meetGrant } from './meet-grant.js';
 export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
 export {
-  inLane,
   isInside,
   meetPathScopes,
   normalizePath,

@@ -1,59 +1,31 @@
 import path from 'node:path';
 import type { Caveats } from '../protocol/index.js';
-import { meetCaveats } from './caveats-lattice.js';
 import { policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
+import { meetGrant } from './meet-grant.js';
 import { meetPathScopes, type PathContext } from './path-scope.js';
 
-/** What a leaf runs under: its caveats and its write lane. */
-export interface LeafAuthority {
-  /** `parent ⊓ policy`: never more than the parent grants, nothing the policy leaves out. */
-  caveats: Caveats;
-  /**
-   * The leaf's `context`: the files and directories it may write, on top of `caveats.fs_write`.
-   * Empty means unfenced.
-   */
-  writeLane: string[];
-}
-
 /**
- * The authority a leaf is dispatched with: the parent's grant met with the subtask's policy
- * (default-deny), plus the subtask's write lane.
- *
- * `exec`, `net` and `max_calls` meet exactly as in the lattice. `fs_read` and `fs_write` meet as
- * path prefixes, because the two sides speak differently: a run grants absolute directories
- * (`/work/repo`) and a policy names paths relative to the working directory (`src/`); the exact
- * meet of those would be empty. The path meet keeps exactly the paths both sides allow, so it
- * never amplifies either (`test/authority/leaf-caveats.test.ts` checks this as a property).
- *
- * The lane composes by meet only, and is applied by the built-in file tools rather than folded
- * into `fs_write`: a write to `p` is allowed when `p` is inside the worktree (`resolveInside`),
- * `permitsPath(caveats.fs_write, p)` holds, and `inLane(writeLane, p relative to the worktree)`
- * holds — worktree ∩ fs_write ∩ lane. An empty or degenerate lane fences nothing, so a lane can
- * only ever take authority away.
+ * The authority a plan leaf is dispatched with: the parent's grant met with the subtask's policy
+ * (default-deny, `meetGrant`), then its write lane folded into `fs_write`. The lane is applied
+ * here and nowhere else, so every file tool and the sandbox enforce worktree ∩ fs_write ∩ lane
+ * through the one caveat they already check. `test/authority/leaf-caveats.test.ts` checks as a
+ * property that this never amplifies the parent's grant.
  */
 export function leafCaveats(
   parentGrant: Caveats,
   subtask: { caveat_policy?: CaveatPolicy | undefined; context: readonly string[] },
   context: PathContext,
-): LeafAuthority {
-  const policy = policyToCaveats(subtask.caveat_policy);
-  const exact = meetCaveats(parentGrant, policy);
-  return {
-    caveats: {
-      ...exact,
-      fs_read: meetPathScopes(parentGrant.fs_read, policy.fs_read, context),
-      fs_write: meetPathScopes(parentGrant.fs_write, policy.fs_write, context),
-    },
-    writeLane: [...subtask.context],
-  };
+): Caveats {
+  const met = meetGrant(parentGrant, policyToCaveats(subtask.caveat_policy), context);
+  return withWriteLane(met, subtask.context, context);
 }
 
 /**
- * Folds a leaf's write lane into its `fs_write`, so every file tool in the leaf's child enforces
- * worktree ∩ fs_write ∩ lane through the one caveat it already checks. Lane entries are relative
- * to the leaf's working directory; `./` and a trailing `/` make no difference. An empty lane, or
- * one with a degenerate entry (`""`, `.`, `./`), fences nothing (as `inLane` reads it); an entry
- * that leaves the working directory (absolute, `..`) grants nothing.
+ * Folds a leaf's write lane into its `fs_write`. Lane entries are relative to the leaf's working
+ * directory; `./` and a trailing `/` make no difference. An empty lane, or one with a degenerate
+ * entry (`""`, `.`, `./`), fences nothing: the lane is a convenience that can only narrow, and bad
+ * lane data must never brick a leaf. An entry that leaves the working directory (absolute, `..`)
+ * grants nothing.
  */
 export function withWriteLane(
   caveats: Caveats,

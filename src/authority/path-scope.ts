@@ -73,31 +73,6 @@ export function meetPathScopes(a: Scope, b: Scope, context: PathContext): Scope 
   return [...new Set(kept)];
 }
 
-/**
- * Is `relPath` (relative to the worktree) inside a leaf's write lane? An entry names a file
- * exactly or a directory and everything under it; a leading `./` and a trailing `/` make no
- * difference. An empty lane fences nothing. A degenerate entry (`""`, `"."`, `"./"`, blank) also
- * fences nothing: the lane is a convenience that can only narrow, and bad lane data must never
- * brick a leaf. A path that leaves the worktree (`..`, absolute) is in no lane.
- */
-export function inLane(lane: readonly string[], relPath: string): boolean {
-  if (lane.length === 0) return true;
-  const entries = lane.map(laneEntry);
-  if (entries.includes(undefined)) return true;
-  const target = path.posix.normalize(relPath);
-  if (path.posix.isAbsolute(target) || target === '..' || target.startsWith('../')) return false;
-  return entries.some(
-    (entry) => entry !== undefined && (target === entry || target.startsWith(`${entry}/`)),
-  );
-}
-
-/** A lane entry in normal form, or `undefined` when it is degenerate and fences nothing. */
-function laneEntry(entry: string): string | undefined {
-  if (entry.trim() === '') return undefined;
-  const normal = path.posix.normalize(entry).replace(/\/+$/, '');
-  return normal === '' || normal === '.' ? undefined : normal;
-}
-
 export type PathResolution =
   | { inside: true; /** The real path to open. */ path: string }
   | { inside: false; path: string; reason: string };

@@ -7,7 +7,7 @@ import {
 } from '../plan/index.js';
 import type { Caveats } from '../protocol/index.js';
 import { cut, type LiveNode, type Supervisor } from '../supervisor/index.js';
-import { leafCaveats, withWriteLane } from '../authority/index.js';
+import { leafCaveats } from '../authority/index.js';
 
 export interface LeafDispatchOptions {
   supervisor: Supervisor;
@@ -46,8 +46,7 @@ export function leafDispatcher(
       .map((dep) => byId.get(dep)?.artifact_ref?.commit)
       .filter((commit): commit is string => commit !== undefined);
     const cwd = (await options.worktrees?.prepare(leaf.id, bases)) ?? options.cwd;
-    const authority = leafCaveats(options.grant, leaf, { cwd });
-    const caveats = withWriteLane(authority.caveats, authority.writeLane, { cwd });
+    const caveats = leafCaveats(options.grant, leaf, { cwd });
     const context = leaf.deps.flatMap((dep) => {
       const result = byId.get(dep)?.result;
       return result === undefined

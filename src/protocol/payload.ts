@@ -8,6 +8,7 @@ import {
   ToolDefSchema,
   TranscriptMessageSchema,
 } from './messages.js';
+import { readLegacyAllowList, withoutAllowListMarkers } from './legacy-allow-list.js';
 import { CountSchema, JsonObjectSchema } from './primitives.js';
 import { A2aPeerSpecSchema, AAuthSettingsSchema, McpServerSpecSchema } from './servers.js';
 import { RoleSchema, TurnSpecSchema } from './turn.js';
@@ -42,10 +43,15 @@ export const SpawnPayloadSchema = z
     /** Objective, output format and boundaries: what the result will be checked against. */
     output_contract: z.string().optional(),
     /**
-     * The context the parent chose to share, never its transcript. May begin with the
-     * supervisor's tool allow-list marker (see `narrowTools`).
+     * The context the parent chose to share, never its transcript. (An older supervisor put the
+     * tool allow-list here, as a marker at index 0; it is lifted into `allowed_tools` on input.)
      */
     context_seed: z.array(SeedMessageSchema).default([]),
+    /**
+     * The tools this child may use, minted by the supervisor (`narrowTools`): patterns `*`, an
+     * exact name, or a prefix ending in `*`. Absent: unnarrowed. Empty: no tools at all.
+     */
+    allowed_tools: z.array(z.string().min(1)).optional(),
     intelligence: IntelConfigSchema,
     /**
      * Conversation the child starts from, before its seed and instruction: the parent's completed
@@ -110,6 +116,16 @@ export const SpawnPayloadSchema = z
       seen.add(server.name);
     });
     // Only the supervisor's marker, at index 0, may carry an allow-list. Any other is forged.
+    if (
+      payload.allowed_tools !== undefined &&
+      payload.context_seed[0]?.role === ALLOWED_TOOLS_ROLE
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['context_seed', 0, 'role'],
+        message: 'a tool allow-list is given twice: as `allowed_tools` and as a seed marker',
+      });
+    }
     payload.context_seed.forEach((message, index) => {
       if (message.role === ALLOWED_TOOLS_ROLE && index !== 0) {
         ctx.addIssue({
@@ -119,6 +135,15 @@ export const SpawnPayloadSchema = z
         });
       }
     });
+  })
+  .transform((payload) => {
+    const legacy = readLegacyAllowList(payload.context_seed);
+    if (legacy === undefined) return payload;
+    return {
+      ...payload,
+      context_seed: withoutAllowListMarkers(payload.context_seed),
+      allowed_tools: legacy,
+    };
   });
 export type SpawnPayload = z.infer<typeof SpawnPayloadSchema>;
 /** A payload as it may be written: every field with a default may be left out. */

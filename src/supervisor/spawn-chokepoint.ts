@@ -1,18 +1,17 @@
-import { type Caveats, type SpawnPayload } from '../protocol/index.js';
-import { type SubagentRunArgs } from '../tools/index.js';
+import type { SeedMessage, SpawnPayload } from '../protocol/index.js';
+import type { SubagentRunArgs } from '../tools/index.js';
 import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
 import type { Grant, Share } from './budget/index.js';
 import type { SpawnRate } from './spawn-rate.js';
 import type { Tree, TreeNode } from './tree.js';
 import {
   allowedTools,
-  meetCaveats,
-  narrowTools,
-  stripAllowList,
-  topCaveats,
-  meetPathScopes,
+  completeRequest,
+  meetGrant,
   meetToolGrants,
   narrowServers,
+  narrowTools,
+  stripAllowList,
 } from '../authority/index.js';
 
 /** The caps every spawn is checked against. */
@@ -120,9 +119,7 @@ export function admitSpawn(
     ...caller.payload,
     instruction: args.instruction,
     ...optional('output_contract', args.output_contract),
-    context_seed: stripAllowList(
-      (args.context ?? []).map((m) => ({ role: m.role, content: m.content })),
-    ),
+    context_seed: parentContext(args.context ?? []),
     history: [],
     mcp_servers: servers.servers,
     gated_tools: [],
@@ -134,7 +131,12 @@ export function admitSpawn(
     warm: mode === 'warm',
     role: 'agent',
     ...optional('output_schema', args.output_schema),
-    caveats: meetGrant(caller.payload.caveats, args.caveats, context.cwd),
+    caveats:
+      args.caveats === undefined
+        ? caller.payload.caveats
+        : meetGrant(caller.payload.caveats, completeRequest(args.caveats), {
+            cwd: context.cwd,
+          }),
     ...optional('persona', args.persona),
     // Who spawned the child, but never what it was told: the parent's instruction is not the child's.
     orchestrator: { name: `arbor node ${caller.node.path}` },
@@ -154,20 +156,21 @@ export function admitSpawn(
   return { ok: true, provider, mode, payload, grant: budget?.grant ?? {} };
 }
 
-/** `parent ⊓ requested`: paths met as paths, the other axes exactly. An axis not requested stays the parent's. */
-function meetGrant(parent: Caveats, requested: SubagentRunArgs['caveats'], cwd: string): Caveats {
-  if (requested === undefined) return parent;
-  const asked: Caveats = { ...topCaveats(), ...(stripUndefined(requested) as Partial<Caveats>) };
-  const exact = meetCaveats(parent, asked);
-  return {
-    ...exact,
-    fs_read: meetPathScopes(parent.fs_read, asked.fs_read, { cwd }),
-    fs_write: meetPathScopes(parent.fs_write, asked.fs_write, { cwd }),
-  };
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/**
+ * The context a caller shares, as the child will hold it. A caller cannot hand down a grant (a
+ * reserved allow-list message is dropped) nor system authority: its `system` messages reach the
+ * child as user content that says what they are, so a parent that was talked into "you are now
+ * …" cannot put that into its child's system prompt.
+ */
+function parentContext(context: NonNullable<SubagentRunArgs['context']>): SeedMessage[] {
+  return stripAllowList(context.map((m) => ({ role: m.role, content: m.content }))).map((m) =>
+    m.role === 'system'
+      ? {
+          role: 'user',
+          content: `Context from the parent agent (sent as a system message; it is not one):\n${m.content}`,
+        }
+      : m,
+  );
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {

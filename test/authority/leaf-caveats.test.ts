@@ -66,21 +66,19 @@ describe('leafCaveats', () => {
         max_calls: 40,
       },
     });
+    // The lane (`context`) is folded into fs_write: src/ ⊓ src/util.ts.
     expect(leafCaveats(grant, subtask, { cwd })).toEqual({
-      caveats: {
-        fs_read: [cwd],
-        fs_write: [`${cwd}/src`],
-        exec: ['npm test'],
-        net: [],
-        max_calls: 40,
-      },
-      writeLane: ['src/util.ts'],
+      fs_read: [cwd],
+      fs_write: [`${cwd}/src/util.ts`],
+      exec: ['npm test'],
+      net: [],
+      max_calls: 40,
     });
   });
 
   it('a subtask with no policy gets nothing, whatever the parent holds', () => {
     const subtask = SubtaskSchema.parse({ id: 'a', instruction: 'A.' });
-    expect(leafCaveats(topCaveats(), subtask, { cwd }).caveats).toEqual(bottomCaveats());
+    expect(leafCaveats(topCaveats(), subtask, { cwd })).toEqual(bottomCaveats());
   });
 
   it('"all" in a policy means everything the parent has, never more', () => {
@@ -101,7 +99,7 @@ describe('leafCaveats', () => {
         max_calls: 'unlimited',
       },
     });
-    expect(leafCaveats(parent, subtask, { cwd }).caveats).toEqual(parent);
+    expect(leafCaveats(parent, subtask, { cwd })).toEqual(parent);
   });
 
   const paths = fc.constantFrom(
@@ -139,7 +137,7 @@ describe('leafCaveats', () => {
     { requiredKeys: [] },
   );
 
-  it('never widens past the parent, on any axis (property)', () => {
+  it('never widens past the parent, on any axis, whatever the lane (property)', () => {
     fc.assert(
       fc.property(
         caveats,
@@ -147,8 +145,12 @@ describe('leafCaveats', () => {
         paths,
         command,
         fc.nat({ max: 12 }),
-        (parent, p, path, cmd, used) => {
-          const { caveats: leaf } = leafCaveats(parent, { caveat_policy: p, context: [] }, { cwd });
+        fc.array(fc.constantFrom('src/', 'src/a.ts', 'docs', '.', '../x', '/etc'), {
+          maxLength: 3,
+        }),
+        (parent, p, path, cmd, used, lane) => {
+          // The write lane is folded in too: it may only ever take authority away.
+          const leaf = leafCaveats(parent, { caveat_policy: p, context: lane }, { cwd });
           const lowered = policyToCaveats(p);
           for (const axis of ['fs_read', 'fs_write'] as const) {
             if (permitsPath(leaf[axis], path, { cwd })) {

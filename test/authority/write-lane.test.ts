@@ -45,3 +45,33 @@ describe('withWriteLane', () => {
       expect(withWriteLane(grant, [entry, 'src/'], { cwd })).toEqual(grant);
   });
 });
+
+describe('a lane entry names a file exactly or a directory and all under it', () => {
+  it.each<[string[], string, boolean]>([
+    [[], 'anything/at/all.ts', true],
+    [['src/util.rs'], 'src/util.rs', true],
+    [['src/util.rs'], 'src/util.rs.bak', false],
+    [['src/util.rs'], 'src/util.r', false],
+    [['src/util.rs'], 'src/other.rs', false],
+    [['tests/'], 'tests/a.rs', true],
+    [['tests/'], 'tests', true],
+    [['tests/'], 'testsuite/a.rs', false],
+    [['tests'], 'tests/deep/a.rs', true],
+    [['./src/'], 'src/a.ts', true],
+    [['src'], './src/a.ts', true],
+    [['src'], 'src//a.ts', true],
+    [['src'], 'src/../secret.ts', false],
+    [['src'], '../outside.ts', false],
+    [['src'], '/etc/passwd', false],
+    [['src'], '.', false],
+    [['src', 'docs/'], 'docs/a.md', true],
+    // Degenerate entries fence nothing: bad lane data must never brick a leaf.
+    [[''], 'anything.ts', true],
+    [['.'], 'anything.ts', true],
+    [['./'], 'anything.ts', true],
+    [['  '], 'anything.ts', true],
+    [['src', ''], 'docs/a.md', true],
+  ])('lane %j, path `%s` → %s', (lane, relPath, expected) => {
+    expect(writes(lane, relPath)).toBe(expected);
+  });
+});

@@ -20,11 +20,6 @@ export interface BuiltinToolsOptions {
   caveats: Caveats;
   /** Absolute working directory (the node's worktree): paths resolve here, `exec` runs here. */
   cwd: string;
-  /**
-   * A plan leaf's write lane: worktree-relative files or directories. Writes must then fall in
-   * worktree ∩ fs_write ∩ lane. Absent or empty: no lane.
-   */
-  writeLane?: readonly string[];
   /** Lower (or raise) the tools' size and time limits. */
   limits?: Partial<BuiltinLimits>;
   /** Variables `exec` commands get on top of the allowed part of the process environment. */
@@ -68,7 +63,7 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
   return {
     caveats: options.caveats,
     cwd,
-    guard: new PathGuard({ caveats: options.caveats, cwd, writeLane: options.writeLane }),
+    guard: new PathGuard({ caveats: options.caveats, cwd }),
     limits,
     env: execEnv(process.env, options.env),
   };

@@ -1,12 +1,6 @@
 import path from 'node:path';
 import type { Caveats, Scope } from '../../protocol/index.js';
-import {
-  inLane,
-  isInside,
-  normalizePath,
-  permitsPath,
-  resolveReal,
-} from '../../authority/index.js';
+import { isInside, normalizePath, permitsPath, resolveReal } from '../../authority/index.js';
 
 /** The caveat axis a file operation needs: reading or writing. */
 export type PathAxis = 'fs_read' | 'fs_write';
@@ -23,17 +17,15 @@ export type PathCheck =
 
 export interface PathGuardOptions {
   caveats: Caveats;
-  /** Absolute working directory; relative paths and lane entries are resolved against it. */
+  /** Absolute working directory; relative paths are resolved against it. */
   cwd: string;
-  /** The write lane: worktree-relative files or directories writes are fenced to. */
-  writeLane?: readonly string[] | undefined;
 }
 
 /**
  * Decides whether a built-in file tool may touch a path, in two passes. First lexically: the path
  * is resolved against cwd, normalized and compared whole component by whole component with the
- * `fs_read` or `fs_write` scope, and for writes with the write lane (so `..` and a sibling such as
- * `/ws-secret` are refused before the filesystem is touched). Then physically: the path is
+ * `fs_read` or `fs_write` scope (a plan leaf's write lane is already folded into
+ * `fs_write`), so `..` and a sibling such as `/ws-secret` are refused before the filesystem is touched). Then physically: the path is
  * resolved through every symlink (a file being created through its nearest existing parent) and
  * the real path must pass the same checks against the real paths of the scope entries and cwd,
  * so a symlink inside an allowed directory cannot lead outside it. Tools open the real path.
@@ -41,12 +33,10 @@ export interface PathGuardOptions {
 export class PathGuard {
   readonly #caveats: Caveats;
   readonly #cwd: string;
-  readonly #lane: readonly string[];
 
   constructor(options: PathGuardOptions) {
     this.#caveats = options.caveats;
     this.#cwd = path.resolve(options.cwd);
-    this.#lane = options.writeLane ?? [];
   }
 
   get cwd(): string {
@@ -71,22 +61,12 @@ export class PathGuard {
     if (!permitsPath(scope, shown, { cwd: this.#cwd })) {
       return refuse(`is outside ${axis} (allowed: ${this.#describe(scope)})`);
     }
-    const laned = axis === 'fs_write' && this.#lane.length > 0;
-    if (laned && !inLane(this.#lane, this.#relative(this.#cwd, shown))) {
-      return refuse(`is outside this task's write lane (allowed: ${this.#lane.join(', ')})`);
-    }
     const real = await resolveReal(shown, signal === undefined ? {} : { signal });
     if (real === undefined) return refuse('is part of a symlink loop');
     if (!(await this.#permitsReal(scope, real, signal))) {
       return refuse(
         `resolves through a symlink to ${real}, outside ${axis} (allowed: ${this.#describe(scope)})`,
       );
-    }
-    if (laned) {
-      const realCwd = (await resolveReal(this.#cwd, opts(signal))) ?? this.#cwd;
-      if (!inLane(this.#lane, this.#relative(realCwd, real))) {
-        return refuse(`resolves through a symlink to ${real}, outside this task's write lane`);
-      }
     }
     return { ok: true, real, shown };
   }
@@ -99,11 +79,6 @@ export class PathGuard {
       if (realEntry !== undefined && isInside(realEntry, real)) return true;
     }
     return false;
-  }
-
-  #relative(from: string, to: string): string {
-    const rel = path.relative(from, to);
-    return (rel === '' ? '.' : rel).split(path.sep).join('/');
   }
 
   #describe(scope: Scope): string {
