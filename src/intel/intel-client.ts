@@ -24,7 +24,8 @@ import { fetchAnswer, openAnswerStream } from './model-attempts.js';
 import type { PoolEndpoint } from './pool-endpoint.js';
 import { prepareCall, toModelResponse } from './prepare-call.js';
 import { readStream } from './read-stream.js';
-import { configSecrets, scrubSecrets } from './scrub.js';
+import { configSecrets } from './scrub.js';
+import { scrubSecrets } from '../protocol/index.js';
 import { ToolNames } from './wire-names.js';
 
 /** The model client, plus what its owner needs: its mode, and a way to stop every call. */

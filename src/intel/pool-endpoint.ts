@@ -4,7 +4,7 @@ import type { DialectAdapter } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 import { HealthRecorder } from './endpoint-health.js';
 import { joinUrl } from './http-exchange.js';
-import { scrubSecrets } from './scrub.js';
+import { scrubSecrets } from '../protocol/index.js';
 
 /**
  * One endpoint of the pool: where to send, with what headers, its breaker and health. The URL and

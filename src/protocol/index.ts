@@ -133,6 +133,7 @@ export {
   type JsonObject,
 } from './primitives.js';
 export { createFrameReader, readFrames } from './read-frames.js';
+export { looksSecret, scrubSecrets } from './scrub-secrets.js';
 export {
   REDACTED,
   redactFrame,

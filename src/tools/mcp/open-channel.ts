@@ -1,7 +1,7 @@
 import { ArborError, type McpServerSpec } from '../../protocol/index.js';
 import { openHttpChannel } from './http-channel.js';
 import { resolveReferences, type ReferenceSources } from './resolve-references.js';
-import { scrubSecrets } from './scrub-secrets.js';
+import { scrubSecrets } from '../../protocol/index.js';
 import type { ServerChannel } from './server-channel.js';
 import { serverEnv } from './server-env.js';
 import { openStdioChannel } from './stdio-channel.js';
