@@ -91,11 +91,6 @@ export function permitsExec(caveats: Caveats, command: string): boolean {
   return isMember(caveats.exec, command);
 }
 
-/** May `host` be reached? Only if the net axis is `"all"` or lists this exact host. */
-export function permitsNet(caveats: Caveats, host: string): boolean {
-  return isMember(caveats.net, host);
-}
-
 function isMember(scope: Scope, item: string): boolean {
   return scope === 'all' || scope.includes(item);
 }

@@ -7,7 +7,6 @@ export {
   countMeet,
   meetCaveats,
   permitsExec,
-  permitsNet,
   scopeEquals,
   scopeLeq,
   scopeMeet,
@@ -27,7 +26,29 @@ export {
   type PathContext,
   type PathResolution,
 } from './path-scope.js';
+export {
+  entryWithin,
+  formatNetEntry,
+  grantsNet,
+  meetNetScopes,
+  normalizeHost,
+  parseNetEntry,
+  permitsNet,
+  type NetDecision,
+  type NetEntry,
+} from './net-scope.js';
+export { STATE_DIR, protectionOf, runStatePaths, type RunStateOptions } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
+export { DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher } from './sensitive-paths.js';
+export {
+  CHILD_RISK_DAMPING,
+  RISK_DECAY_PER_STEP,
+  RISK_WEIGHTS,
+  Trajectory,
+  childSeed,
+  egressHold,
+  type TrajectorySignal,
+} from './trajectory.js';
 export {
   allowedTools,
   conversationSeed,

@@ -60,7 +60,12 @@ export async function buildChildTools(
   }
   const sources = [
     internal,
-    builtinTools({ caveats: payload.caveats, cwd: options.cwd }),
+    builtinTools({
+      caveats: payload.caveats,
+      cwd: options.cwd,
+      sandbox: payload.sandbox,
+      protect: payload.protected_paths,
+    }),
     ...(servers?.sources ?? []),
   ].map((source) => gatedThroughSupervisor(source, gated, remote));
   const allow = allowedTools(payload);

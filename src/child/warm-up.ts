@@ -49,7 +49,12 @@ export function warmUp(connect: (config: IntelConfig) => { close?(): void }): vo
     decodeLine(line, 2, 'down');
   }
   encodeFrame({ type: 'pong', seq: 1 });
-  const builtin = builtinTools({ caveats: topCaveats(), cwd: process.cwd() });
+  const builtin = builtinTools({
+    caveats: topCaveats(),
+    cwd: process.cwd(),
+    sandbox: { mode: 'bwrap' },
+    protect: [],
+  });
   new ToolRegistry({ sources: [builtin] }).definitions();
   internalToolDefs();
   connect(SAMPLE_INTEL).close?.();

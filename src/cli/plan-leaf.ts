@@ -99,6 +99,8 @@ export function leafDispatcher(
         caveats,
         timeoutMs: options.verifyTimeoutMs,
         env: options.env,
+        sandbox: options.planNode.payload.sandbox,
+        protect: options.planNode.payload.protected_paths,
         signal,
       });
       if (gate !== undefined) return gate;

@@ -1,5 +1,6 @@
 import { type Caveats } from '../protocol/index.js';
-import { execEnv, runCommand } from '../tools/index.js';
+import type { ProtectedPath, SandboxSettings } from '../protocol/index.js';
+import { execEnv, prepareCommand, runCommand } from '../tools/index.js';
 import type { LeafOutcome } from './scheduler.js';
 import { permitsExec } from '../authority/index.js';
 
@@ -10,6 +11,10 @@ export interface VerifyOptions {
   caveats: Caveats;
   timeoutMs: number;
   env: Readonly<Record<string, string | undefined>>;
+  /** How the command is contained: the same sandbox as the leaf's own `exec`. */
+  sandbox: SandboxSettings;
+  /** The run's own state, outside the leaf's grant. */
+  protect: readonly ProtectedPath[];
   signal?: AbortSignal;
 }
 
@@ -19,7 +24,7 @@ const KILL_GRACE_MS = 2_000;
 
 /**
  * A leaf's verify gate: runs `command` after the leaf, in its own process group, under the leaf's
- * `exec` caveat (exact match) and a timeout. Passing returns undefined; otherwise the leaf's
+ * `exec` caveat (exact match), in the sandbox the leaf's own commands get, and with a timeout. Passing returns undefined; otherwise the leaf's
  * failure, with why and the tail of the output.
  */
 export async function runVerifyGate(
@@ -32,11 +37,20 @@ export async function runVerifyGate(
       result: `verify refused: \`${command}\` is not permitted by the leaf's exec caveat (exact match)`,
     };
   }
+  const prepared = prepareCommand({
+    settings: options.sandbox,
+    caveats: options.caveats,
+    protect: options.protect,
+    cwd: options.cwd,
+    env: execEnv(options.env),
+  });
+  if (!prepared.ok) return { status: 'failed', result: `verify refused: ${prepared.message}` };
   let outcome;
   try {
     outcome = await runCommand(command, {
       cwd: options.cwd,
-      env: execEnv(options.env),
+      env: prepared.env,
+      wrap: prepared.wrap,
       timeoutMs: options.timeoutMs,
       maxOutputBytes: TAIL_BYTES,
       killGraceMs: KILL_GRACE_MS,

@@ -10,7 +10,20 @@ import {
 } from './messages.js';
 import { readLegacyAllowList, withoutAllowListMarkers } from './legacy-allow-list.js';
 import { CountSchema, JsonObjectSchema } from './primitives.js';
-import { A2aPeerSpecSchema, AAuthSettingsSchema, McpServerSpecSchema } from './servers.js';
+import {
+  A2aPeerSpecSchema,
+  AAuthSettingsSchema,
+  McpServerSpecSchema,
+  ServerNameSchema,
+  TrifectaTagSchema,
+} from './servers.js';
+import {
+  ContentIsolationSchema,
+  ProtectedPathSchema,
+  RuntimeTrifectaSchema,
+  SandboxSettingsSchema,
+  TaintSchema,
+} from './safety.js';
 import { RoleSchema, TurnSpecSchema } from './turn.js';
 
 /** Who spawned this child, named in the identity header of its system prompt. */
@@ -21,15 +34,16 @@ export const OrchestratorSchema = z.object({
 });
 export type Orchestrator = z.infer<typeof OrchestratorSchema>;
 
-/** How untrusted content (tool output, peer messages) is handled before the model sees it. */
-export const ContentIsolationSchema = z.object({
-  enabled: z.boolean().default(true),
-  /** Wrap untrusted content in delimiters that mark it as data, not instructions. */
-  spotlight: z.boolean().default(true),
-  /** Longest untrusted text passed on, in bytes; the rest is cut with a marker. */
-  max_content_bytes: CountSchema.default(65_536),
+/**
+ * A tool the supervisor serves for a child: its definition, and the MCP server it comes from with
+ * that server's trifecta tags, so the child can tell what its results are (untrusted, sensitive)
+ * and what calling it does (egress) as it would for a server it holds itself.
+ */
+export const RoutedToolSchema = ToolDefSchema.extend({
+  server: ServerNameSchema.optional(),
+  tags: z.array(TrifectaTagSchema).optional(),
 });
-export type ContentIsolation = z.infer<typeof ContentIsolationSchema>;
+export type RoutedTool = z.infer<typeof RoutedToolSchema>;
 
 /**
  * Everything a child needs to run, minted by the supervisor. The child takes none of it from its
@@ -72,7 +86,7 @@ export const SpawnPayloadSchema = z
      * (an MCP server a policy rule may touch) and serves each call, after the rule has been
      * evaluated. Every one of them is also in `gated_tools`.
      */
-    routed_tools: z.array(ToolDefSchema).default([]),
+    routed_tools: z.array(RoutedToolSchema).default([]),
     limits: LimitsSchema.prefault({}),
     telemetry: TelemetrySchema,
     /** Depth in the tree, minted by the supervisor (0 = root). */
@@ -91,7 +105,14 @@ export const SpawnPayloadSchema = z
     orchestrator: OrchestratorSchema.optional(),
     /** The parent's damped trajectory risk score; the child starts from it, not from zero. */
     risk_seed: z.number().nonnegative().optional(),
+    /** Whether the parent was exposed or sensitive when it spawned this child. */
+    inherited_taint: TaintSchema.optional(),
     content_isolation: ContentIsolationSchema.prefault({}),
+    /** The run's own state, outside every grant: never written, and the store never read. */
+    protected_paths: z.array(ProtectedPathSchema).default([]),
+    /** How the child's `exec` commands are contained. */
+    sandbox: SandboxSettingsSchema.prefault({}),
+    runtime_trifecta: RuntimeTrifectaSchema.prefault({}),
   })
   .superRefine((payload, ctx) => {
     if (payload.role === 'turn' && payload.turn === undefined) {

@@ -190,7 +190,12 @@ export class ToolGate {
   ): Promise<{ tool: Tool; tags: readonly TrifectaTag[] } | undefined> {
     const builtin = BUILTINS.find((b) => b.name === name);
     if (builtin !== undefined) {
-      const tool = builtinTools({ caveats: caller.payload.caveats, cwd: this.#options.cwd })
+      const tool = builtinTools({
+        caveats: caller.payload.caveats,
+        cwd: caller.cwd ?? this.#options.cwd,
+        sandbox: caller.payload.sandbox,
+        protect: caller.payload.protected_paths,
+      })
         .tools()
         .find((t) => t.def.name === name);
       return tool === undefined ? undefined : { tool, tags: builtin.tags };

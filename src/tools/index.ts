@@ -15,6 +15,22 @@ export {
   type RunCommandOptions,
 } from './builtin/index.js';
 export { CallBudget } from './call-budget.js';
+export {
+  SANDBOX_HINT,
+  bwrapArgs,
+  nodeFsView,
+  planMounts,
+  prepareCommand,
+  probeSandbox,
+  toolchainRoot,
+  type CommandSandboxOptions,
+  type FsView,
+  type Mount,
+  type MountPlan,
+  type MountWhy,
+  type PreparedCommand,
+  type SandboxSpec,
+} from './sandbox/index.js';
 export { formatSchemaErrors } from './format-schema-errors.js';
 export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from './index-tools.js';
 export {

@@ -160,8 +160,10 @@ describe('leafCaveats', () => {
           }
           if (permitsExec(leaf, cmd))
             expect(permitsExec(parent, cmd) && permitsExec(lowered, cmd)).toBe(true);
-          if (permitsNet(leaf, cmd))
-            expect(permitsNet(parent, cmd) && permitsNet(lowered, cmd)).toBe(true);
+          if (permitsNet(leaf.net, cmd, 443).allowed)
+            expect(
+              permitsNet(parent.net, cmd, 443).allowed && permitsNet(lowered.net, cmd, 443).allowed,
+            ).toBe(true);
           const allowsCall = (bound: CountBound): boolean => bound === 'unlimited' || used < bound;
           if (allowsCall(leaf.max_calls))
             expect(allowsCall(parent.max_calls) && allowsCall(lowered.max_calls)).toBe(true);

@@ -30,13 +30,19 @@ export function caveats(overrides: Partial<Caveats>): Caveats {
 
 /**
  * The built-in tools behind a real registry, so every call goes through the generated JSON Schema
- * as it would for a model.
+ * as it would for a model. Commands run unsandboxed unless `sandbox` says otherwise: these tests
+ * are about the tools' own checks; `test/tools/sandbox/` runs them in bubblewrap.
  */
-export function builtinHost(options: BuiltinToolsOptions): {
+export function builtinHost(
+  options: Omit<BuiltinToolsOptions, 'sandbox' | 'protect'> &
+    Partial<Pick<BuiltinToolsOptions, 'sandbox' | 'protect'>>,
+): {
   registry: ToolRegistry;
   call: (name: string, args: JsonObject, signal?: AbortSignal) => Promise<ToolOutput>;
 } {
-  const registry = new ToolRegistry({ sources: [builtinTools(options)] });
+  const registry = new ToolRegistry({
+    sources: [builtinTools({ sandbox: { mode: 'off' }, protect: [], ...options })],
+  });
   return {
     registry,
     call: (name, args, signal = new AbortController().signal) =>

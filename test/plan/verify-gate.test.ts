@@ -3,19 +3,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runVerifyGate } from '../../src/plan/index.js';
-import { defaultRunGrant } from '../../src/authority/index.js';
+import { defaultRunGrant, runStatePaths } from '../../src/authority/index.js';
+import type { SandboxSettings } from '../../src/protocol/index.js';
+import { describeWithSandbox, SANDBOX } from '../helpers/sandbox.js';
 
-async function gate(command: string, exec: 'all' | string[], timeoutMs = 10_000) {
+async function gate(
+  command: string,
+  exec: 'all' | string[],
+  timeoutMs = 10_000,
+  sandbox: SandboxSettings = SANDBOX,
+) {
   const cwd = await mkdtemp(join(tmpdir(), 'arbor-verify-'));
   return runVerifyGate(command, {
     cwd,
     caveats: { ...defaultRunGrant(cwd), exec },
     timeoutMs,
     env: { PATH: process.env.PATH, ARBOR_API_KEY: 'sk-verify-secret' },
+    sandbox,
+    protect: runStatePaths({ cwd, dbPath: '.arbor/arbor.db' }),
   });
 }
 
-describe('runVerifyGate', () => {
+describe('runVerifyGate without a sandbox', () => {
+  it('refuses a narrowed leaf when bubblewrap is unavailable, saying why and what to do', async () => {
+    const outcome = await gate('true', 'all', 10_000, { mode: 'unavailable', reason: 'no bwrap' });
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.result).toMatch(
+      /^verify refused: the exec sandbox is unavailable \(no bwrap\)/,
+    );
+    expect(outcome?.result).toContain('apt-get install bubblewrap');
+    expect(outcome?.result).toContain('--sandbox off');
+  });
+
+  it('runs the command directly when the operator turned the sandbox off', async () => {
+    expect(await gate('test -d /proc/1', 'all', 10_000, { mode: 'off' })).toBeUndefined();
+  });
+});
+
+describeWithSandbox('runVerifyGate', () => {
   it('passes a command that exits 0, run in the leaf directory', async () => {
     expect(await gate('test "$(pwd)" != /', ['test "$(pwd)" != /'])).toBeUndefined();
   });
@@ -50,5 +75,11 @@ describe('runVerifyGate', () => {
   it('keeps credentials out of the command environment', async () => {
     const outcome = await gate('test -z "$ARBOR_API_KEY"', 'all');
     expect(outcome).toBeUndefined();
+  });
+
+  it('runs in the sandbox: the leaf directory is there, the store and the network are not', async () => {
+    const command =
+      'touch ok && ! touch .arbor/x 2>/dev/null && ! test -r /etc/shadow && test "$(ls /proc | grep -c "^[0-9]")" -lt 8';
+    expect(await gate(command, [command])).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { Caveats } from '../../protocol/index.js';
+import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/index.js';
 import type { PathGuard } from './path-guard.js';
 
 /** Size and time limits of the built-in tools. Each has a default; tests and config may lower them. */
@@ -44,4 +44,8 @@ export interface BuiltinContext {
   limits: BuiltinLimits;
   /** The environment `exec` commands get: already free of credentials. */
   env: Readonly<Record<string, string>>;
+  /** How `exec` commands are contained. */
+  sandbox: SandboxSettings;
+  /** The run's own state: outside every grant, for the file tools and the sandbox alike. */
+  protect: readonly ProtectedPath[];
 }

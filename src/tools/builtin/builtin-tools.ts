@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { ArborError, type Caveats } from '../../protocol/index.js';
+import {
+  ArborError,
+  type Caveats,
+  type ProtectedPath,
+  type SandboxSettings,
+} from '../../protocol/index.js';
 import type { Tool, ToolSource } from '../tool.js';
 import {
   DEFAULT_BUILTIN_LIMITS,
@@ -24,6 +29,10 @@ export interface BuiltinToolsOptions {
   limits?: Partial<BuiltinLimits>;
   /** Variables `exec` commands get on top of the allowed part of the process environment. */
   env?: Readonly<Record<string, string>>;
+  /** How `exec` commands are contained (the payload's `sandbox`). */
+  sandbox: SandboxSettings;
+  /** The run's own state, outside every grant (the payload's `protected_paths`). */
+  protect: readonly ProtectedPath[];
 }
 
 /**
@@ -63,9 +72,11 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
   return {
     caveats: options.caveats,
     cwd,
-    guard: new PathGuard({ caveats: options.caveats, cwd }),
+    guard: new PathGuard({ caveats: options.caveats, cwd, protect: options.protect }),
     limits,
     env: execEnv(process.env, options.env),
+    sandbox: options.sandbox,
+    protect: options.protect,
   };
 }
 

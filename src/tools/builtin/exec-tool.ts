@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Scope } from '../../protocol/index.js';
+import { prepareCommand } from '../sandbox/index.js';
 import { toolError, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { runCommand, type CommandResult } from './run-command.js';
@@ -14,7 +15,10 @@ const MAX_LISTED = 20;
 /**
  * `exec`: runs a shell command, but only one the `exec` caveat names exactly. The string goes to
  * `sh -c` as it is, so matching anything looser than the exact string (a basename, a prefix) would
- * let `./cargo` or `cargo; curl …` through on a `cargo` grant.
+ * let `./cargo` or `cargo; curl …` through on a `cargo` grant. The match is the second line: the
+ * command runs in a bubblewrap sandbox that sees only the node's `fs_read` (read-only) and
+ * `fs_write` (read-write) minus the run's own state, its own `/proc` and `/tmp`, and no network
+ * unless `net` is `all`.
  */
 export function execTool(context: BuiltinContext): Tool {
   const { limits, caveats } = context;
@@ -34,7 +38,8 @@ export function execTool(context: BuiltinContext): Tool {
       description:
         `Run a shell command (sh -c) in the working directory and return its exit code and the ` +
         `last ${limits.execOutputBytes / 1024} KiB of stdout and stderr. Commands must match an ` +
-        'allowed command exactly; the whole process group is killed on timeout.',
+        'allowed command exactly; the whole process group is killed on timeout. ' +
+        sandboxNote(context),
       input_schema: inputSchema(Args),
     },
     run: async (raw, { signal }) => {
@@ -47,11 +52,20 @@ export function execTool(context: BuiltinContext): Tool {
             `allowed: ${listCommands(caveats.exec)}).`,
         );
       }
+      const prepared = prepareCommand({
+        settings: context.sandbox,
+        caveats,
+        protect: context.protect,
+        cwd: context.cwd,
+        env: context.env,
+      });
+      if (!prepared.ok) return toolError(`\`${NAME}\` refused: ${prepared.message}.`);
       let result: CommandResult;
       try {
         result = await runCommand(command, {
           cwd: context.cwd,
-          env: context.env,
+          env: prepared.env,
+          wrap: prepared.wrap,
           timeoutMs,
           maxOutputBytes: limits.execOutputBytes,
           killGraceMs: limits.execKillGraceMs,
@@ -67,6 +81,21 @@ export function execTool(context: BuiltinContext): Tool {
       return { content: render(result, timeoutMs), isError: result.exitCode !== 0 };
     },
   };
+}
+
+/** What the model is told about where its commands run. */
+function sandboxNote(context: BuiltinContext): string {
+  switch (context.sandbox.mode) {
+    case 'bwrap':
+      return (
+        'Commands run in a sandbox: only the files you may read or write are there, with a ' +
+        `private /tmp and HOME, and ${context.caveats.net === 'all' ? 'the network' : 'no network'}.`
+      );
+    case 'unavailable':
+      return 'The sandbox is unavailable on this machine.';
+    case 'off':
+      return 'Commands run without a sandbox.';
+  }
 }
 
 function render(result: CommandResult, timeoutMs: number): string {

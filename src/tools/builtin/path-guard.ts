@@ -1,6 +1,12 @@
 import path from 'node:path';
-import type { Caveats, Scope } from '../../protocol/index.js';
-import { isInside, normalizePath, permitsPath, resolveReal } from '../../authority/index.js';
+import type { Caveats, ProtectedPath, Scope } from '../../protocol/index.js';
+import {
+  isInside,
+  normalizePath,
+  permitsPath,
+  protectionOf,
+  resolveReal,
+} from '../../authority/index.js';
 
 /** The caveat axis a file operation needs: reading or writing. */
 export type PathAxis = 'fs_read' | 'fs_write';
@@ -19,7 +25,12 @@ export interface PathGuardOptions {
   caveats: Caveats;
   /** Absolute working directory; relative paths are resolved against it. */
   cwd: string;
+  /** The run's own state: never written, and read only where `readable`, whatever the caveats. */
+  protect?: readonly ProtectedPath[] | undefined;
 }
+
+/** Process memory and environments (API keys among them) live here: no file tool goes in. */
+const PROC = '/proc';
 
 /**
  * Decides whether a built-in file tool may touch a path, in two passes. First lexically: the path
@@ -33,10 +44,14 @@ export interface PathGuardOptions {
 export class PathGuard {
   readonly #caveats: Caveats;
   readonly #cwd: string;
+  readonly #protect: readonly ProtectedPath[];
+  /** The protected paths through their symlinks, resolved on first use. */
+  #realProtect: Promise<ProtectedPath[]> | undefined;
 
   constructor(options: PathGuardOptions) {
     this.#caveats = options.caveats;
     this.#cwd = path.resolve(options.cwd);
+    this.#protect = options.protect ?? [];
   }
 
   get cwd(): string {
@@ -61,6 +76,8 @@ export class PathGuard {
     if (!permitsPath(scope, shown, { cwd: this.#cwd })) {
       return refuse(`is outside ${axis} (allowed: ${this.#describe(scope)})`);
     }
+    const lexicalBlock = this.#blocked(axis, shown, this.#protect);
+    if (lexicalBlock !== undefined) return refuse(lexicalBlock);
     const real = await resolveReal(shown, signal === undefined ? {} : { signal });
     if (real === undefined) return refuse('is part of a symlink loop');
     if (!(await this.#permitsReal(scope, real, signal))) {
@@ -68,7 +85,31 @@ export class PathGuard {
         `resolves through a symlink to ${real}, outside ${axis} (allowed: ${this.#describe(scope)})`,
       );
     }
+    const realBlock = this.#blocked(axis, real, await this.#realProtected(signal));
+    if (realBlock !== undefined)
+      return refuse(`resolves through a symlink to ${real}, which ${realBlock}`);
     return { ok: true, real, shown };
+  }
+
+  /** Why no caveat can allow `axis` on `target`, if so: `/proc`, or the run's own state. */
+  #blocked(axis: PathAxis, target: string, protect: readonly ProtectedPath[]): string | undefined {
+    if (isInside(PROC, target)) {
+      return 'is under /proc, which the file tools never touch (process memory and environments live there)';
+    }
+    const access = axis === 'fs_write' ? 'write' : 'read';
+    const entry = protectionOf(target, access, protect);
+    if (entry === undefined) return undefined;
+    return `is part of this run's own state (${entry.path}), which no agent may ${access}`;
+  }
+
+  #realProtected(signal: AbortSignal | undefined): Promise<ProtectedPath[]> {
+    this.#realProtect ??= Promise.all(
+      this.#protect.map(async (entry) => ({
+        ...entry,
+        path: (await resolveReal(entry.path, opts(signal))) ?? entry.path,
+      })),
+    );
+    return this.#realProtect;
   }
 
   /** Is the real path inside the real path of some scope entry? */

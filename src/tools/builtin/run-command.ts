@@ -2,6 +2,11 @@ import { OutputTail } from './output-tail.js';
 
 export interface RunCommandOptions {
   cwd: string;
+  /**
+   * What the shell is started under: `bwrap … --` from `prepareCommand`, so `sh -c command` runs
+   * in the sandbox. Absent: the shell runs directly.
+   */
+  wrap?: readonly string[] | undefined;
   env: Readonly<Record<string, string>>;
   timeoutMs: number;
   /** Bytes of combined stdout and stderr kept: the tail. */
@@ -37,8 +42,9 @@ const PIPE_CLOSE_MS = 500;
  * Runs `sh -c command` in its own process group and waits for it. On timeout or cancellation the
  * whole group gets SIGTERM, then SIGKILL after the grace period, so background jobs the command
  * started die with it. When the shell exits on its own, the group is killed too: a tool call
- * leaves nothing running behind it. Processes that leave the group on purpose (`setsid`) are out
- * of reach; containing those is the OS sandbox's job.
+ * leaves nothing running behind it. In the sandbox, the group's leader is `bwrap`, and the command
+ * runs in its own PID namespace: when that ends, the kernel ends every process in it, including
+ * one that left the group on purpose (`setsid`).
  */
 export async function runCommand(
   command: string,
@@ -49,7 +55,10 @@ export async function runCommand(
   const { spawn } = await import('node:child_process');
   options.signal?.throwIfAborted();
   const started = Date.now();
-  const child = spawn('/bin/sh', ['-c', command], {
+  const shell = ['/bin/sh', '-c', command];
+  const [file = '/bin/sh', ...args] =
+    options.wrap === undefined ? shell : [...options.wrap, ...shell];
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     // A new process group (and session) led by the shell: `-pid` reaches every process in it.

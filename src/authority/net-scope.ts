@@ -1,0 +1,155 @@
+import ipaddr from 'ipaddr.js';
+import type { Scope } from '../protocol/index.js';
+
+/**
+ * The `net` axis: which hosts a node may reach (with `http.fetch`; a command in the sandbox gets
+ * either the whole network, for `net = "all"`, or none). An entry is
+ *
+ * - a host name (`api.example.com`), an IPv4 address, or an IPv6 address in brackets (`[::1]`):
+ *   that host, on any port;
+ * - any of those with a port (`api.example.com:8443`, `127.0.0.1:8080`, `[::1]:8080`);
+ * - `*.suffix` (`*.example.com`, optionally with a port): every name under the suffix, not the
+ *   suffix itself.
+ *
+ * Names compare case-insensitively and without a trailing dot; addresses compare in canonical
+ * form. An entry that cannot be read matches nothing.
+ */
+export interface NetEntry {
+  /** Lower-case host name without a trailing dot, or an address in canonical form. */
+  host: string;
+  port: number | undefined;
+  /** `*.suffix`: `host` is the suffix. */
+  wildcard: boolean;
+}
+
+const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+
+/** Reads one `--net` entry; a string is why it cannot be read. */
+export function parseNetEntry(text: string): NetEntry | string {
+  const raw = text.trim().toLowerCase();
+  if (raw === '') return 'an empty host';
+  if (raw.includes('/')) return `\`${text}\`: expected a host name, not a URL or a path`;
+  let rest = raw;
+  let wildcard = false;
+  if (rest.startsWith('*.')) {
+    wildcard = true;
+    rest = rest.slice(2);
+  }
+  let host: string;
+  let portText: string | undefined;
+  if (rest.startsWith('[')) {
+    const close = rest.indexOf(']');
+    if (close < 0) return `\`${text}\`: an IPv6 address needs its closing \`]\``;
+    host = rest.slice(1, close);
+    const after = rest.slice(close + 1);
+    if (after !== '' && !after.startsWith(':'))
+      return `\`${text}\`: expected \`:PORT\` after \`]\``;
+    portText = after === '' ? undefined : after.slice(1);
+  } else if ((rest.match(/:/g) ?? []).length > 1) {
+    host = rest;
+  } else {
+    const colon = rest.indexOf(':');
+    host = colon < 0 ? rest : rest.slice(0, colon);
+    portText = colon < 0 ? undefined : rest.slice(colon + 1);
+  }
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && (!/^\d{1,5}$/.test(portText ?? '') || port < 1 || port > 65_535))
+    return `\`${text}\`: expected a port from 1 to 65535, got \`${portText ?? ''}\``;
+  const normal = normalizeHost(host);
+  if (normal === undefined) return `\`${text}\`: expected a host name, an IP address, or *.suffix`;
+  if (wildcard && ipaddr.isValid(normal))
+    return `\`${text}\`: a wildcard needs a name, not an address`;
+  return { host: normal, port, wildcard };
+}
+
+/** The canonical form of a host name or address, or `undefined` when it is neither. */
+export function normalizeHost(host: string): string | undefined {
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+  if (bare === '') return undefined;
+  if (ipaddr.isValid(bare)) {
+    const address = ipaddr.parse(bare);
+    // Only dotted quads count as IPv4: `ipaddr.isValid` also takes `127.1` and `0x7f.1`.
+    if (address.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(bare)) return undefined;
+    return address.toString();
+  }
+  return bare.split('.').every((label) => LABEL.test(label)) ? bare : undefined;
+}
+
+/** The entry in its canonical spelling. */
+export function formatNetEntry(entry: NetEntry): string {
+  const host = entry.host.includes(':') ? `[${entry.host}]` : entry.host;
+  return `${entry.wildcard ? '*.' : ''}${host}${entry.port === undefined ? '' : `:${entry.port}`}`;
+}
+
+/** What a `net` scope says about one host and port. */
+export interface NetDecision {
+  allowed: boolean;
+  /**
+   * An entry names this very host (or address), not through `all` nor a wildcard: what it takes
+   * to reach a loopback, private or metadata address.
+   */
+  named: boolean;
+}
+
+export function permitsNet(scope: Scope, host: string, port: number): NetDecision {
+  if (scope === 'all') return { allowed: true, named: false };
+  const target = normalizeHost(host);
+  if (target === undefined) return { allowed: false, named: false };
+  let allowed = false;
+  let named = false;
+  for (const text of scope) {
+    const entry = parseNetEntry(text);
+    if (typeof entry === 'string') continue;
+    if (entry.port !== undefined && entry.port !== port) continue;
+    if (entry.wildcard) {
+      if (target.endsWith(`.${entry.host}`)) allowed = true;
+    } else if (entry.host === target) {
+      allowed = true;
+      named = true;
+    }
+  }
+  return { allowed, named };
+}
+
+/** Does the scope grant any network at all? */
+export function grantsNet(scope: Scope): boolean {
+  return scope === 'all' || scope.length > 0;
+}
+
+/**
+ * `a ⊓ b` for `net`, reading entries as the host sets they stand for: exactly the hosts and ports
+ * both allow. Two such sets intersect only when one holds the other (a host in a wildcard's
+ * domain, a port within "any port"), so the meet keeps each entry of either side that the other
+ * side allows. An entry that cannot be read is dropped: it allows nothing.
+ */
+export function meetNetScopes(a: Scope, b: Scope): Scope {
+  if (a === 'all' && b === 'all') return 'all';
+  const left = a === 'all' ? undefined : readable(a);
+  const right = b === 'all' ? undefined : readable(b);
+  if (left === undefined) return unique(right ?? []);
+  if (right === undefined) return unique(left);
+  const kept = [
+    ...left.filter((x) => right.some((y) => entryWithin(x, y))),
+    ...right.filter((y) => left.some((x) => entryWithin(y, x))),
+  ];
+  return unique(kept);
+}
+
+/** Is every host and port `x` allows also allowed by `y`? */
+export function entryWithin(x: NetEntry, y: NetEntry): boolean {
+  if (y.port !== undefined && x.port !== y.port) return false;
+  if (!y.wildcard) return !x.wildcard && x.host === y.host;
+  return x.host === y.host ? x.wildcard : x.host.endsWith(`.${y.host}`);
+}
+
+function readable(scope: readonly string[]): NetEntry[] {
+  return scope.map(parseNetEntry).filter((entry): entry is NetEntry => typeof entry !== 'string');
+}
+
+function unique(entries: readonly NetEntry[]): string[] {
+  return [...new Set(entries.map(formatNetEntry))];
+}

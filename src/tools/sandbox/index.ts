@@ -1,0 +1,18 @@
+export { bwrapArgs } from './bwrap-args.js';
+export { nodeFsView, type FsView } from './fs-view.js';
+export {
+  SANDBOX_HINT,
+  prepareCommand,
+  type CommandSandboxOptions,
+  type PreparedCommand,
+} from './prepare-command.js';
+export { probeSandbox } from './probe-sandbox.js';
+export {
+  PRIVATE_HOME,
+  planMounts,
+  toolchainRoot,
+  type Mount,
+  type MountPlan,
+  type MountWhy,
+  type SandboxSpec,
+} from './sandbox-mounts.js';

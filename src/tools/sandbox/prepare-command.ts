@@ -1,0 +1,88 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import path from 'node:path';
+import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/index.js';
+import { bwrapArgs } from './bwrap-args.js';
+import { nodeFsView, type FsView } from './fs-view.js';
+import { planMounts } from './sandbox-mounts.js';
+
+/** How to get bubblewrap, or how to do without it: said wherever a command is refused for lack of it. */
+export const SANDBOX_HINT =
+  'install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`; ' +
+  'Arch: `pacman -S bubblewrap`), or opt out with `--sandbox off` (config: `security.sandbox = "off"`) ' +
+  'to run commands with your whole view of the machine';
+
+export interface CommandSandboxOptions {
+  settings: SandboxSettings;
+  /** The authority the command runs under. */
+  caveats: Caveats;
+  /** The run's own state, taken away from every mount. */
+  protect: readonly ProtectedPath[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The command's environment: already only the allowed variables. */
+  env: Readonly<Record<string, string>>;
+  fs?: FsView;
+}
+
+export type PreparedCommand =
+  | {
+      ok: true;
+      /** The argument vector the shell is started under (`bwrap … --`); absent: run directly. */
+      wrap: string[] | undefined;
+      env: Record<string, string>;
+    }
+  | { ok: false; message: string };
+
+/**
+ * Gets a command ready to run under the node's caveats: inside a bubblewrap sandbox whose mounts
+ * and network are those caveats minus the run's state, or — where the operator turned the sandbox
+ * off — directly. Where bubblewrap is unavailable a command runs only for a node holding every
+ * axis unrestricted (it could do everything anyway); any other is refused, saying why and how to
+ * fix it. Protected paths that do not exist yet are created empty first, so a command cannot
+ * create them (an empty SQLite journal is harmless).
+ */
+export function prepareCommand(options: CommandSandboxOptions): PreparedCommand {
+  const { settings, caveats } = options;
+  if (settings.mode === 'off') return { ok: true, wrap: undefined, env: { ...options.env } };
+  if (settings.mode === 'unavailable') {
+    const unrestricted =
+      caveats.fs_read === 'all' && caveats.fs_write === 'all' && caveats.net === 'all';
+    if (unrestricted) return { ok: true, wrap: undefined, env: { ...options.env } };
+    return {
+      ok: false,
+      message:
+        `the exec sandbox is unavailable (${settings.reason ?? 'bubblewrap cannot run here'}), and ` +
+        'without it a command may run only for an agent whose fs_read, fs_write and net are all ' +
+        `\`all\`: ${SANDBOX_HINT}`,
+    };
+  }
+  const fs = options.fs ?? nodeFsView;
+  const plan = planMounts(
+    {
+      caveats,
+      cwd: options.cwd,
+      protect: options.protect,
+      pathEntries: (options.env.PATH ?? '').split(path.delimiter).filter((p) => p !== ''),
+      home: options.env.HOME,
+    },
+    fs,
+  );
+  for (const placeholder of plan.placeholders) makePlaceholder(placeholder);
+  const env: Record<string, string> = { ...options.env, HOME: plan.home };
+  for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (name in env) env[name] = '/tmp';
+  return { ok: true, wrap: [settings.bwrap ?? 'bwrap', ...bwrapArgs(plan), '--'], env };
+}
+
+function makePlaceholder(placeholder: { path: string; kind: 'file' | 'dir' }): void {
+  if (placeholder.kind === 'dir') {
+    mkdirSync(placeholder.path, { recursive: true, mode: 0o700 });
+    return;
+  }
+  mkdirSync(path.dirname(placeholder.path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(placeholder.path, 'wx', 0o600));
+  } catch (error) {
+    // Made in the meantime (by the store itself, or another command): it exists, which is all.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}

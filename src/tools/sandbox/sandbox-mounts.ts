@@ -1,0 +1,318 @@
+import path from 'node:path';
+import { isInside } from '../../authority/index.js';
+import type { Caveats, ProtectedPath } from '../../protocol/index.js';
+import type { FsView } from './fs-view.js';
+
+/** Why a mount is there: for messages, and for the property test of what a sandbox may see. */
+export type MountWhy =
+  'system' | 'toolchain' | 'fs_read' | 'fs_write' | 'private' | 'pin' | 'protect' | 'link';
+
+/** One bubblewrap mount operation, applied in order (a later mount covers an earlier one). */
+export type Mount =
+  | { op: 'ro-bind' | 'bind'; src: string; dest: string; why: MountWhy }
+  | { op: 'symlink'; target: string; dest: string; why: MountWhy }
+  | { op: 'tmpfs' | 'dir' | 'remount-ro' | 'mask'; dest: string; why: MountWhy }
+  | { op: 'proc' | 'dev'; dest: string; why: 'private' };
+
+export interface SandboxSpec {
+  /** The node's authority: its file axes become the mounts, its `net` the network. */
+  caveats: Pick<Caveats, 'fs_read' | 'fs_write' | 'net'>;
+  /** Absolute working directory of the command. */
+  cwd: string;
+  /** The run's own state, subtracted from every mount. */
+  protect: readonly ProtectedPath[];
+  /** The command's `PATH` entries: toolchains outside `/usr` are mounted read-only. */
+  pathEntries: readonly string[];
+  /** The user's home directory, kept as `HOME` only when the grant lets the command write it. */
+  home: string | undefined;
+}
+
+export interface MountPlan {
+  mounts: Mount[];
+  /** Protected paths that do not exist yet but could be created: made empty before the start. */
+  placeholders: { path: string; kind: 'file' | 'dir' }[];
+  /** `HOME` inside the sandbox. */
+  home: string;
+  /** Where the command starts. */
+  cwd: string;
+  /** The command shares the host's network (`net = "all"`); otherwise it has none. */
+  network: boolean;
+}
+
+/** Where a command's private home lives when the grant does not include the real one. */
+export const PRIVATE_HOME = '/tmp/home';
+
+/** System directories needed to run programs, mounted read-only (or as the symlinks they are). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * From `/etc`, only what programs need to run, resolve names and check certificates: no shadow
+ * file, no machine credentials. `alternatives`, `ld.so.cache` and `localtime` hold no secrets and
+ * many Debian programs (`awk`, `editor`, `java`) are symlinks through `alternatives`.
+ */
+const ETC_FILES = [
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+  '/etc/resolv.conf',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/alternatives',
+  '/etc/ld.so.cache',
+  '/etc/localtime',
+];
+
+/** Never bound from the host: the sandbox has its own `/proc` and `/dev`. */
+const NEVER_BOUND = ['/proc', '/dev'];
+
+/** A `PATH` entry so named is a toolchain's; its parent (the toolchain's prefix) is mounted. */
+const TOOLCHAIN_BIN_NAMES = new Set(['bin', 'sbin', 'shims']);
+
+interface Bind {
+  dest: string;
+  rw: boolean;
+  why: MountWhy;
+}
+
+/**
+ * The mounts of a command's sandbox, in the order bubblewrap applies them: the system
+ * directories read-only, a private `/proc`, `/dev`, `/tmp` and home, the toolchains on `PATH`
+ * read-only, the node's `fs_read` read-only and its `fs_write` read-write — then the run's own
+ * state taken away again: a store file is masked by an empty device, a directory by an empty
+ * read-only tmpfs, a file that may be read by a read-only bind of itself, and the directories
+ * between a writable mount and a protected path are pinned so they cannot be renamed away.
+ * Everything is mounted at its real path (symlinks resolved), so what a command reaches is what
+ * the caveats name.
+ */
+export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
+  const isRoot = (entry: string): boolean => path.resolve(spec.cwd, entry) === '/';
+  const { fs_read: read, fs_write: write } = spec.caveats;
+  const readAll = read === 'all' || read.some(isRoot);
+  const writeAll = write === 'all' || write.some(isRoot);
+  const mounts: Mount[] = [];
+  if (writeAll) mounts.push({ op: 'bind', src: '/', dest: '/', why: 'fs_write' });
+  else if (readAll) mounts.push({ op: 'ro-bind', src: '/', dest: '/', why: 'fs_read' });
+  else mounts.push(...systemMounts(fs));
+  mounts.push(
+    { op: 'proc', dest: '/proc', why: 'private' },
+    { op: 'dev', dest: '/dev', why: 'private' },
+    { op: 'tmpfs', dest: '/tmp', why: 'private' },
+  );
+
+  const binds = writeAll ? [] : grantBinds(spec, fs, readAll);
+  const realHome = spec.home === undefined ? undefined : fs.real(spec.home);
+  const keepHome =
+    realHome !== undefined && (writeAll || binds.some((b) => b.rw && isInside(b.dest, realHome)));
+  if (!keepHome) mounts.push({ op: 'dir', dest: PRIVATE_HOME, why: 'private' });
+  for (const bind of binds)
+    mounts.push({
+      op: bind.rw ? 'bind' : 'ro-bind',
+      src: bind.dest,
+      dest: bind.dest,
+      why: bind.why,
+    });
+  mounts.push(...lexicalLinks(spec, fs, binds, readAll || writeAll));
+
+  const root: Access = writeAll ? 'rw' : readAll ? 'ro' : 'none';
+  const access = (p: string): Access => accessOf(p, binds, root);
+  const { protections, placeholders } = protect(spec.protect, fs, binds, access, writeAll);
+  mounts.push(...protections);
+
+  const cwd = fs.real(spec.cwd);
+  if (access(cwd) === 'none' && cwd !== '/') mounts.push({ op: 'dir', dest: cwd, why: 'private' });
+  return {
+    mounts,
+    placeholders,
+    home: keepHome && spec.home !== undefined ? spec.home : PRIVATE_HOME,
+    cwd,
+    network: spec.caveats.net === 'all',
+  };
+}
+
+function systemMounts(fs: FsView): Mount[] {
+  const out: Mount[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const kind = fs.kind(dir);
+    if (kind === 'symlink')
+      out.push({ op: 'symlink', target: fs.readlink(dir), dest: dir, why: 'system' });
+    else if (kind === 'dir') out.push({ op: 'ro-bind', src: dir, dest: dir, why: 'system' });
+  }
+  for (const file of ETC_FILES) {
+    if (fs.kind(file) === 'missing') continue;
+    const real = fs.real(file);
+    if (fs.kind(real) !== 'missing')
+      out.push({ op: 'ro-bind', src: real, dest: file, why: 'system' });
+  }
+  return out;
+}
+
+/**
+ * The toolchain, `fs_read` and `fs_write` binds, at real paths, shallow first: a read-only bind
+ * inside a writable one is dropped (the writable one already shows it), so a path is writable
+ * exactly when some `fs_write` entry holds it.
+ */
+function grantBinds(spec: SandboxSpec, fs: FsView, readAll: boolean): Bind[] {
+  const entries: Bind[] = [];
+  const add = (p: string, rw: boolean, why: MountWhy): void => {
+    const real = fs.real(path.resolve(spec.cwd, p));
+    if (NEVER_BOUND.some((root) => isInside(root, real))) return;
+    if (fs.kind(real) === 'missing') return;
+    entries.push({ dest: real, rw, why });
+  };
+  if (!readAll) {
+    for (const entry of spec.pathEntries) {
+      const dir = toolchainRoot(entry, spec.home);
+      if (
+        dir !== undefined &&
+        !SYSTEM_DIRS.some((sys) => isInside(sys, dir)) &&
+        fs.kind(dir) !== 'missing'
+      )
+        add(dir, false, 'toolchain');
+    }
+    if (spec.caveats.fs_read !== 'all')
+      for (const p of spec.caveats.fs_read) add(p, false, 'fs_read');
+  }
+  if (spec.caveats.fs_write !== 'all')
+    for (const p of spec.caveats.fs_write) add(p, true, 'fs_write');
+  // A bind inside another that already shows it as well (the same way, or writably) adds nothing.
+  const kept = entries.filter(
+    (b) => !entries.some((o) => o.dest !== b.dest && isInside(o.dest, b.dest) && (o.rw || !b.rw)),
+  );
+  const byDest = new Map<string, Bind>();
+  for (const bind of kept) {
+    const seen = byDest.get(bind.dest);
+    if (seen === undefined || (bind.rw && !seen.rw)) byDest.set(bind.dest, bind);
+  }
+  return [...byDest.values()].sort((a, b) => depth(a.dest) - depth(b.dest));
+}
+
+/**
+ * The directory to mount for a `PATH` entry: a toolchain's prefix for an entry named `bin`,
+ * `sbin` or `shims` (`~/.nvm/versions/node/v22`, `~/.cargo`, `~/.pyenv`), so the files it links
+ * to beside its `bin` are there too — unless that prefix is `/`, a home directory or a direct
+ * child of `/home`, which would show far more than a toolchain. `undefined` for a relative entry.
+ */
+export function toolchainRoot(entry: string, home: string | undefined): string | undefined {
+  if (!path.isAbsolute(entry)) return undefined;
+  const dir = path.resolve(entry);
+  if (!TOOLCHAIN_BIN_NAMES.has(path.basename(dir))) return dir;
+  const parent = path.dirname(dir);
+  const tooWide =
+    parent === '/' ||
+    parent === (home === undefined ? undefined : path.resolve(home)) ||
+    path.dirname(parent) === '/home' ||
+    path.dirname(parent) === '/';
+  return tooWide ? dir : parent;
+}
+
+/** A symlink at an entry's written path when it differs from the real one and nothing shows it. */
+function lexicalLinks(
+  spec: SandboxSpec,
+  fs: FsView,
+  binds: readonly Bind[],
+  rootBound: boolean,
+): Mount[] {
+  if (rootBound) return [];
+  const out: Mount[] = [];
+  const scopes = [spec.caveats.fs_read, spec.caveats.fs_write, [spec.cwd]];
+  for (const scope of scopes) {
+    if (scope === 'all') continue;
+    for (const entry of scope) {
+      const lexical = path.resolve(spec.cwd, entry);
+      const real = fs.real(lexical);
+      if (real === lexical || !binds.some((b) => b.dest === real)) continue;
+      const shown = binds.some((b) => isInside(b.dest, path.dirname(lexical)));
+      if (shown || NEVER_BOUND.some((dir) => isInside(dir, lexical))) continue;
+      if (out.some((m) => m.dest === lexical)) continue;
+      out.push({ op: 'symlink', target: real, dest: lexical, why: 'link' });
+    }
+  }
+  return out;
+}
+
+type Access = 'rw' | 'ro' | 'none';
+
+/**
+ * What a command may do to the host path `p` once the grant is mounted (before the run's state
+ * is taken away): the deepest bind holding it decides; the sandbox's own `/proc`, `/dev` and
+ * `/tmp` hold nothing of the host's; past those, the root bind (`all`) or the system directories.
+ */
+function accessOf(p: string, binds: readonly Bind[], root: Access): Access {
+  if (NEVER_BOUND.some((dir) => isInside(dir, p))) return 'none';
+  const bound = binds.filter((b) => isInside(b.dest, p)).at(-1);
+  if (bound !== undefined) return bound.rw ? 'rw' : 'ro';
+  if (isInside('/tmp', p)) return 'none';
+  if (root !== 'none') return root;
+  return SYSTEM_DIRS.some((dir) => isInside(dir, p)) ? 'ro' : 'none';
+}
+
+function protect(
+  list: readonly ProtectedPath[],
+  fs: FsView,
+  binds: readonly Bind[],
+  access: (p: string) => Access,
+  writeAll: boolean,
+): { protections: Mount[]; placeholders: { path: string; kind: 'file' | 'dir' }[] } {
+  const pins: Mount[] = [];
+  const masks: Mount[] = [];
+  const placeholders: { path: string; kind: 'file' | 'dir' }[] = [];
+  const hidden: string[] = [];
+  const ordered = [...list].sort((a, b) =>
+    a.kind === b.kind ? depth(a.path) - depth(b.path) : a.kind === 'dir' ? -1 : 1,
+  );
+  for (const entry of ordered) {
+    const real = fs.real(entry.path);
+    if (hidden.some((dir) => isInside(dir, real))) continue;
+    const reach = access(real);
+    if (reach === 'none') continue;
+    const kind = fs.kind(real);
+    if (kind === 'missing') {
+      // Nothing to read; and where it cannot be created, nothing to take away either.
+      if (reach !== 'rw') continue;
+      placeholders.push({ path: real, kind: entry.kind });
+    }
+    if (reach === 'rw') pins.push(...pinsFor(real, binds, writeAll, pins));
+    const isDir = kind === 'missing' ? entry.kind === 'dir' : kind === 'dir';
+    if (!entry.readable) {
+      if (isDir) {
+        masks.push(
+          { op: 'tmpfs', dest: real, why: 'protect' },
+          { op: 'remount-ro', dest: real, why: 'protect' },
+        );
+        hidden.push(real);
+      } else {
+        masks.push({ op: 'mask', dest: real, why: 'protect' });
+      }
+    } else if (reach === 'rw') {
+      masks.push({ op: 'ro-bind', src: real, dest: real, why: 'protect' });
+    }
+  }
+  return { protections: [...pins, ...masks], placeholders };
+}
+
+/**
+ * Binds each directory between the writable mount that holds `p` and `p` onto itself: a mount
+ * point cannot be renamed, so a command cannot move the directory holding the store aside and
+ * put its own in its place.
+ */
+function pinsFor(
+  p: string,
+  binds: readonly Bind[],
+  writeAll: boolean,
+  already: readonly Mount[],
+): Mount[] {
+  const root =
+    binds.filter((b) => b.rw && isInside(b.dest, p)).at(-1)?.dest ?? (writeAll ? '/' : undefined);
+  if (root === undefined) return [];
+  const out: Mount[] = [];
+  for (let dir = path.dirname(p); dir !== root && isInside(root, dir); dir = path.dirname(dir)) {
+    if (!already.some((m) => m.dest === dir) && !out.some((m) => m.dest === dir))
+      out.unshift({ op: 'bind', src: dir, dest: dir, why: 'pin' });
+  }
+  return out;
+}
+
+function depth(p: string): number {
+  return p === '/' ? 0 : p.split('/').length - 1;
+}
