@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
 import { benchDelegation } from './delegation.js';
+import { benchDetector } from './detector.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
 import { benchSpawn } from './spawn.js';
@@ -15,6 +16,7 @@ import type { BenchResult } from './stats.js';
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
   delegation: benchDelegation,
+  detector: benchDetector,
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
   spawn: benchSpawn,

@@ -18,10 +18,12 @@ export type TrajectorySignal =
 /**
  * How much each signal raises the risk score. A signal moves the score `w` of the way from where
  * it is to 1 (`r ← r + (1 − r)·w`), so the score stays within 0–1 and each further signal counts
- * for less: one flagged injection gives 0.5, two 0.75, three 0.875.
+ * for less: one flagged result gives 0.3, two 0.51, three 0.66, five 0.83. The detector has false
+ * positives (docs/security.md has its measured rates), so one flag alone never reaches the default
+ * `risk_ask_at` of 0.8.
  */
 export const RISK_WEIGHTS = {
-  flagged: 0.5,
+  flagged: 0.3,
   refused: 0.2,
   failed: 0.05,
   /** On top of `failed`, from the third failure in a row. */

@@ -67,7 +67,17 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
     },
     fs,
   );
-  for (const placeholder of plan.placeholders) makePlaceholder(placeholder);
+  for (const placeholder of plan.placeholders) {
+    try {
+      makePlaceholder(placeholder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      return {
+        ok: false,
+        message: `the sandbox could not protect ${placeholder.path}: it does not exist and cannot be created (${code})`,
+      };
+    }
+  }
   const env: Record<string, string> = { ...options.env, HOME: plan.home };
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (name in env) env[name] = '/tmp';
   return { ok: true, wrap: [settings.bwrap ?? 'bwrap', ...bwrapArgs(plan), '--'], env };

@@ -268,8 +268,9 @@ function protect(
     if (reach === 'none') continue;
     const kind = fs.kind(real);
     if (kind === 'missing') {
-      // Nothing to read; and where it cannot be created, nothing to take away either.
-      if (reach !== 'rw') continue;
+      // Where a command can neither create it nor ever read it, there is nothing to take away;
+      // otherwise it is made (empty) now, so a mount can cover it before the command starts.
+      if (reach !== 'rw' && entry.readable) continue;
       placeholders.push({ path: real, kind: entry.kind });
     }
     if (reach === 'rw') pins.push(...pinsFor(real, binds, writeAll, pins));

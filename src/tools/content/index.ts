@@ -1,0 +1,7 @@
+export { DETECTOR_RULES, MAX_SCANNED_CHARS, detectInjection } from './detect-injection.js';
+export {
+  isolationPrompt,
+  mintMarker,
+  wrapUntrusted,
+  type BoundaryOptions,
+} from './untrusted-boundary.js';

@@ -1,0 +1,271 @@
+import fc from 'fast-check';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  isInside,
+  permitsPath,
+  protectionOf,
+  runStatePaths,
+} from '../../../src/authority/index.js';
+import type { Caveats, ProtectedPath, Scope } from '../../../src/protocol/index.js';
+import {
+  bwrapArgs,
+  planMounts,
+  toolchainRoot,
+  type FsView,
+  type Mount,
+  type SandboxSpec,
+} from '../../../src/tools/index.js';
+
+/** A small machine: directories and files that exist, and a few symlinks. */
+function fakeFs(
+  entries: Record<string, 'dir' | 'file'>,
+  links: Record<string, string> = {},
+): FsView {
+  const kinds = new Map<string, 'dir' | 'file'>(Object.entries(entries));
+  for (const p of Object.keys(entries))
+    for (let d = path.dirname(p); d !== '/'; d = path.dirname(d))
+      if (!kinds.has(d)) kinds.set(d, 'dir');
+  return {
+    kind: (p) => (p in links ? 'symlink' : (kinds.get(p) ?? (p === '/' ? 'dir' : 'missing'))),
+    readlink: (p) => links[p] ?? '',
+    real: (p) => {
+      for (const [link, target] of Object.entries(links)) {
+        if (isInside(link, p))
+          return path.resolve(path.dirname(link), target, path.relative(link, p));
+      }
+      return p;
+    },
+  };
+}
+
+const MACHINE: Record<string, 'dir' | 'file'> = {
+  '/usr/bin/sh': 'file',
+  '/etc/passwd': 'file',
+  '/etc/shadow': 'file',
+  '/etc/ssl/certs/ca.pem': 'file',
+  '/work/repo/src/main.ts': 'file',
+  '/work/repo/.arbor/arbor.db': 'file',
+  '/work/repo/.arbor/arbor.db-wal': 'file',
+  '/work/repo/db.sqlite': 'file',
+  '/work/repo/plan.run.toml': 'file',
+  '/work/other/notes.md': 'file',
+  '/data/x.db': 'file',
+  '/data/set/a.csv': 'file',
+  '/home/u/.ssh/id_ed25519': 'file',
+  '/home/u/.cache/x': 'file',
+  '/tmp/t/x': 'file',
+  '/opt/tool/bin/tool': 'file',
+  '/opt/tool/lib/tool.js': 'file',
+};
+const FS = fakeFs(MACHINE, { '/bin': 'usr/bin' });
+const CWD = '/work/repo';
+
+type State =
+  | { kind: 'none' }
+  | { kind: 'private' }
+  | { kind: 'masked' }
+  | { kind: 'host'; rw: boolean; host: string };
+
+/** What a process in the sandbox sees at `q`, applying the mounts as bubblewrap does, in order. */
+function stateAt(mounts: readonly Mount[], q: string): State {
+  const layers: { mount: Mount; rw: boolean }[] = [];
+  for (const mount of mounts) {
+    if (mount.op === 'remount-ro') {
+      const target = layers.findLast((l) => l.mount.dest === mount.dest);
+      if (target !== undefined) target.rw = false;
+      continue;
+    }
+    if (mount.op === 'dir' || mount.op === 'symlink') continue;
+    layers.push({ mount, rw: mount.op === 'bind' || mount.op === 'tmpfs' });
+  }
+  const layer = layers.findLast((l) => isInside(l.mount.dest, q));
+  if (layer === undefined) return { kind: 'none' };
+  const { mount } = layer;
+  if (mount.op === 'mask') return { kind: 'masked' };
+  if (mount.op === 'bind' || mount.op === 'ro-bind') {
+    return {
+      kind: 'host',
+      rw: layer.rw,
+      host: path.join(mount.src, path.relative(mount.dest, q)),
+    };
+  }
+  return { kind: 'private' };
+}
+
+const QUERIES = [
+  ...Object.keys(MACHINE),
+  '/work',
+  '/work/repo',
+  '/work/repo/src',
+  '/work/repo/.arbor',
+  '/work/repo/.arbor/arbor.db-journal',
+  '/work/repo/db.sqlite-wal',
+  '/work/repo/new-file.ts',
+  '/data',
+  '/home/u',
+  '/etc',
+  '/proc/1/environ',
+  '/tmp/t',
+  '/opt/tool',
+];
+
+const SYSTEM = ['/usr', '/bin', '/etc/passwd', '/etc/ssl'];
+
+const entry = fc.constantFrom('/work', CWD, 'src', '/data', '/home/u', '/tmp/t', '/', '/proc');
+const scope: fc.Arbitrary<Scope> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant('all' as const) },
+  { weight: 4, arbitrary: fc.uniqueArray(entry, { maxLength: 3 }) },
+);
+const protectList: fc.Arbitrary<ProtectedPath[]> = fc
+  .record({
+    dbPath: fc.constantFrom('.arbor/arbor.db', 'db.sqlite', '/data/x.db', ':memory:'),
+    runLog: fc.boolean(),
+  })
+  .map(({ dbPath, runLog }) =>
+    runStatePaths({ cwd: CWD, dbPath, readOnly: runLog ? ['plan.run.toml'] : [] }),
+  );
+
+function spec(fs_read: Scope, fs_write: Scope, protect: ProtectedPath[]): SandboxSpec {
+  return {
+    caveats: { fs_read, fs_write, net: [] },
+    cwd: CWD,
+    protect,
+    pathEntries: ['/opt/tool/bin', '/usr/bin', 'relative/bin'],
+    home: '/home/u',
+  };
+}
+
+describe('planMounts: the sandbox sees the caveats minus the run state (property)', () => {
+  it('writes only within fs_write, reads only within the grant and the system, never the store', () => {
+    fc.assert(
+      fc.property(scope, scope, protectList, (fsRead, fsWrite, protect) => {
+        const caveats: Pick<Caveats, 'fs_read' | 'fs_write'> = {
+          fs_read: fsRead,
+          fs_write: fsWrite,
+        };
+        const { mounts } = planMounts(spec(fsRead, fsWrite, protect), FS);
+        for (const q of QUERIES) {
+          const state = stateAt(mounts, q);
+          if (state.kind !== 'host') continue;
+          const host = state.host;
+          expect(isInside('/proc', host), `${q} shows the host's /proc`).toBe(false);
+          if (state.rw) {
+            expect(permitsPath(caveats.fs_write, host, { cwd: CWD }), `${q} writable`).toBe(true);
+            expect(
+              protectionOf(host, 'write', protect),
+              `${q} is run state, writable`,
+            ).toBeUndefined();
+          }
+          const readable =
+            permitsPath(caveats.fs_read, host, { cwd: CWD }) ||
+            permitsPath(caveats.fs_write, host, { cwd: CWD }) ||
+            SYSTEM.some((dir) => isInside(dir, host)) ||
+            isInside('/opt/tool', host);
+          expect(readable, `${q} readable outside the grant`).toBe(true);
+          expect(protectionOf(host, 'read', protect), `${q} shows the store`).toBeUndefined();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes nothing away that the grant gives, but for the run state, /proc and /tmp', () => {
+    fc.assert(
+      fc.property(scope, scope, protectList, (fsRead, fsWrite, protect) => {
+        const { mounts } = planMounts(spec(fsRead, fsWrite, protect), FS);
+        for (const q of QUERIES) {
+          if (FS.kind(q) === 'missing' || isInside('/proc', q) || isInside('/tmp', q)) continue;
+          const state = stateAt(mounts, q);
+          const writable =
+            permitsPath(fsWrite, q, { cwd: CWD }) && !protectionOf(q, 'write', protect);
+          const readable =
+            (permitsPath(fsRead, q, { cwd: CWD }) || permitsPath(fsWrite, q, { cwd: CWD })) &&
+            !protectionOf(q, 'read', protect);
+          if (writable)
+            expect(state, `${q} should be writable`).toMatchObject({ kind: 'host', rw: true });
+          else if (readable) expect(state.kind, `${q} should be readable`).toBe('host');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('planMounts', () => {
+  const protect = runStatePaths({ cwd: CWD, dbPath: 'db.sqlite', readOnly: ['plan.run.toml'] });
+  const plan = planMounts(spec([CWD], [CWD], protect), FS);
+
+  it('masks a store in the working directory file by file, never the directory itself', () => {
+    expect(plan.mounts).toContainEqual({
+      op: 'mask',
+      dest: '/work/repo/db.sqlite',
+      why: 'protect',
+    });
+    expect(plan.placeholders).toEqual(
+      expect.arrayContaining([
+        { path: '/work/repo/db.sqlite-wal', kind: 'file' },
+        { path: '/work/repo/db.sqlite-journal', kind: 'file' },
+      ]),
+    );
+    expect(stateAt(plan.mounts, '/work/repo/src/main.ts')).toMatchObject({
+      kind: 'host',
+      rw: true,
+    });
+    expect(stateAt(plan.mounts, '/work/repo/plan.run.toml')).toMatchObject({
+      kind: 'host',
+      rw: false,
+    });
+  });
+
+  it('gives a private home, and the real one only when the grant may write it', () => {
+    expect(plan.home).toBe('/tmp/home');
+    expect(planMounts(spec([CWD], [CWD, '/home/u'], []), FS).home).toBe('/home/u');
+  });
+
+  it('shares the network only for net = "all"', () => {
+    const args = (net: Scope) =>
+      bwrapArgs(
+        planMounts({ ...spec([], [], []), caveats: { fs_read: [], fs_write: [], net } }, FS),
+      );
+    expect(args('all')).toContain('--share-net');
+    expect(args(['example.com'])).not.toContain('--share-net');
+    expect(args([])).toEqual(
+      expect.arrayContaining(['--unshare-all', '--cap-drop', 'ALL', '--die-with-parent']),
+    );
+  });
+
+  it('mounts a symlinked system directory as the symlink it is', () => {
+    expect(plan.mounts).toContainEqual({
+      op: 'symlink',
+      target: 'usr/bin',
+      dest: '/bin',
+      why: 'system',
+    });
+  });
+
+  it('mounts a grant at its real path, with a link where it was named', () => {
+    const linked = fakeFs({ ...MACHINE }, { '/bin': 'usr/bin', '/srv/data': '/data' });
+    const mounts = planMounts(spec(['/srv/data'], [], []), linked).mounts;
+    expect(mounts).toContainEqual({ op: 'ro-bind', src: '/data', dest: '/data', why: 'fs_read' });
+    expect(mounts).toContainEqual({
+      op: 'symlink',
+      target: '/data',
+      dest: '/srv/data',
+      why: 'link',
+    });
+  });
+
+  it.each([
+    ['/home/u/.nvm/versions/node/v22/bin', '/home/u/.nvm/versions/node/v22'],
+    ['/home/u/.cargo/bin', '/home/u/.cargo'],
+    ['/home/u/.pyenv/shims', '/home/u/.pyenv'],
+    ['/home/u/bin', '/home/u/bin'],
+    ['/opt/bin', '/opt/bin'],
+    ['/home/bin', '/home/bin'],
+    ['/opt/go/bin', '/opt/go'],
+    ['node_modules/.bin', undefined],
+  ])('mounts the toolchain of PATH entry %s as %s', (entryPath, root) => {
+    expect(toolchainRoot(entryPath, '/home/u')).toBe(root);
+  });
+});
