@@ -4,6 +4,11 @@ import type { JsonObject, ToolCall, ToolDef, TranscriptMessage } from '../protoc
 export interface ToolOutput {
   content: unknown;
   isError: boolean;
+  /**
+   * Where the content came from, when the tool can say more than its name (`http.fetch GET
+   * https://… → 200 text/html`): the provenance line of an untrusted result's boundary.
+   */
+  source?: string;
 }
 
 /** Correlation stamped on a call that leaves the process (MCP `_meta`, logs). */

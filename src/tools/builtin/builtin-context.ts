@@ -21,6 +21,12 @@ export interface BuiltinLimits {
   execOutputBytes: number;
   /** Between SIGTERM and SIGKILL when a command is stopped, in milliseconds. */
   execKillGraceMs: number;
+  /** `http.fetch` time limit when the call names none (redirects included), in milliseconds. */
+  fetchTimeoutMs: number;
+  /** Largest `timeout_ms` an `http.fetch` call may ask for, in milliseconds. */
+  fetchMaxTimeoutMs: number;
+  /** Largest response body `http.fetch` reads, and largest request body it sends, in bytes. */
+  fetchMaxBytes: number;
 }
 
 export const DEFAULT_BUILTIN_LIMITS: BuiltinLimits = {
@@ -33,6 +39,9 @@ export const DEFAULT_BUILTIN_LIMITS: BuiltinLimits = {
   execMaxTimeoutMs: 600_000,
   execOutputBytes: 32 * 1024,
   execKillGraceMs: 2000,
+  fetchTimeoutMs: 30_000,
+  fetchMaxTimeoutMs: 120_000,
+  fetchMaxBytes: 1024 * 1024,
 };
 
 /** What every built-in tool shares: the grant, where it works, and its limits. */

@@ -18,6 +18,7 @@ import { fsGlobTool } from './fs-glob.js';
 import { fsListTool } from './fs-list.js';
 import { fsReadTool } from './fs-read.js';
 import { fsWriteTool } from './fs-write.js';
+import { httpFetchTool, offersFetch } from './http-fetch.js';
 import { PathGuard } from './path-guard.js';
 
 export interface BuiltinToolsOptions {
@@ -37,8 +38,8 @@ export interface BuiltinToolsOptions {
 
 /**
  * The built-in tools as a `ToolSource` of kind `builtin`: `fs.read`, `fs.list`, `fs.glob` (under
- * `fs_read`), `fs.write`, `fs.edit` (under `fs_write` and the write lane) and `exec` (exact
- * commands under `exec`). A tool whose axis grants nothing at all is not offered, so a model is
+ * `fs_read`), `fs.write`, `fs.edit` (under `fs_write`), `exec` (exact commands under `exec`, in
+ * the sandbox) and `http.fetch` (hosts under `net`). A tool whose axis grants nothing at all is not offered, so a model is
  * never shown a tool every call of which would be refused.
  */
 export function builtinTools(options: BuiltinToolsOptions): ToolSource {
@@ -49,6 +50,7 @@ export function builtinTools(options: BuiltinToolsOptions): ToolSource {
     tools.push(fsReadTool(context), fsListTool(context), fsGlobTool(context));
   if (grants(caveats.fs_write)) tools.push(fsWriteTool(context), fsEditTool(context));
   if (grants(caveats.exec)) tools.push(execTool(context));
+  if (offersFetch(caveats.net)) tools.push(httpFetchTool(context));
   return { kind: 'builtin', name: 'builtin', tools: () => tools };
 }
 

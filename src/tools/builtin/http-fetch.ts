@@ -1,0 +1,220 @@
+import { lookup } from 'node:dns/promises';
+import { z } from 'zod';
+import { grantsNet, permitsNet, specialAddress } from '../../authority/index.js';
+import type { Scope } from '../../protocol/index.js';
+import { toolError, type Tool, type ToolOutput } from '../tool.js';
+import type { BuiltinContext } from './builtin-context.js';
+import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
+import { inputSchema, parseToolArgs } from './tool-args.js';
+
+const NAME = 'http.fetch';
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+const MAX_REDIRECTS = 5;
+/** Headers a caller may not set: the connection's own, which arbor sets from the URL. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'upgrade',
+]);
+const TEXT_TYPE =
+  /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|toml|graphql)\b)/i;
+
+/** Resolves a host name to its addresses (`dns.lookup` order); tests stand in their own. */
+export type ResolveHost = (host: string) => Promise<{ address: string; family: 4 | 6 }[]>;
+
+const resolveWithDns: ResolveHost = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+
+/**
+ * `http.fetch`: one HTTP request, governed by the `net` caveat. The host (and port) must be in
+ * `net`; its name is resolved once and the connection goes to the address that was checked;
+ * loopback, private, link-local (cloud metadata) and other non-public addresses are refused
+ * unless a `net` entry names that host or address exactly; every redirect is checked again. The
+ * answer is text with its status and content type, cut at a size limit, within a time limit.
+ * Offered only when `net` grants something.
+ */
+export function httpFetchTool(
+  context: BuiltinContext,
+  resolve: ResolveHost = resolveWithDns,
+): Tool {
+  const { limits, caveats } = context;
+  const Args = z.strictObject({
+    url: z.string().min(1).describe('The http:// or https:// URL to fetch.'),
+    method: z.enum(METHODS).optional().describe('HTTP method (default GET).'),
+    headers: z.record(z.string(), z.string()).optional().describe('Request headers.'),
+    body: z.string().max(limits.fetchMaxBytes).optional().describe('Request body, as text.'),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.fetchMaxTimeoutMs)
+      .optional()
+      .describe(
+        `Time limit in milliseconds, redirects included (default ${limits.fetchTimeoutMs}).`,
+      ),
+  });
+  return {
+    def: {
+      name: NAME,
+      description:
+        `Fetch a URL over HTTP(S) and return the status, content type and body as text (at most ` +
+        `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.`,
+      input_schema: inputSchema(Args),
+    },
+    run: async (raw, { signal }) => {
+      const parsed = parseToolArgs(NAME, Args, raw);
+      if (!parsed.ok) return toolError(parsed.message);
+      const args = parsed.args;
+      const reserved = Object.keys(args.headers ?? {}).find((h) =>
+        RESERVED_HEADERS.has(h.toLowerCase()),
+      );
+      if (reserved !== undefined)
+        return toolError(
+          `\`${NAME}\` refused: the \`${reserved}\` header is set by arbor, not by a call.`,
+        );
+      const deadline = AbortSignal.any([
+        signal,
+        AbortSignal.timeout(args.timeout_ms ?? limits.fetchTimeoutMs),
+      ]);
+      let method: string = args.method ?? 'GET';
+      let body = args.body;
+      let url: URL;
+      try {
+        url = new URL(args.url);
+      } catch {
+        return toolError(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
+      }
+      const hops: string[] = [];
+      for (let hop = 0; ; hop += 1) {
+        const target = await checkTarget(url, caveats.net, resolve);
+        if (!target.ok)
+          return toolError(
+            `\`${NAME}\` refused: ${target.reason}${hops.length > 0 ? ` (redirected from ${hops.join(' → ')})` : ''}.`,
+          );
+        let response: PinnedResponse;
+        try {
+          response = await fetchPinned({
+            url,
+            address: target.address,
+            family: target.family,
+            method,
+            headers: { 'user-agent': 'arbor http.fetch', ...args.headers },
+            body,
+            maxBytes: limits.fetchMaxBytes,
+            signal: deadline,
+          });
+        } catch (error) {
+          signal.throwIfAborted();
+          if (deadline.aborted)
+            return toolError(
+              `\`${NAME}\`: ${url.href} did not answer within ${args.timeout_ms ?? limits.fetchTimeoutMs} ms.`,
+            );
+          return toolError(
+            `\`${NAME}\`: ${url.href} failed: ${error instanceof Error ? error.message : String(error)}.`,
+          );
+        }
+        const location = response.headers.location;
+        if (response.status >= 300 && response.status < 400 && location !== undefined) {
+          if (hop >= MAX_REDIRECTS)
+            return toolError(`\`${NAME}\`: more than ${MAX_REDIRECTS} redirects from ${args.url}.`);
+          hops.push(url.href);
+          url = new URL(location, url);
+          // As browsers do: 303, and 301/302 after a POST, become a GET without a body.
+          if (
+            response.status === 303 ||
+            ((response.status === 301 || response.status === 302) && method === 'POST')
+          ) {
+            method = 'GET';
+            body = undefined;
+          }
+          continue;
+        }
+        return render(method, url, response, hops);
+      }
+    },
+  };
+}
+
+type Target = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
+
+/** The address to connect to, if `net` allows this URL; otherwise why not. */
+async function checkTarget(url: URL, net: Scope, resolve: ResolveHost): Promise<Target> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: `\`${url.protocol}\` URLs are not fetched, only http: and https:` };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'a URL with a user name or password in it is not fetched' };
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const decision = permitsNet(net, host, port);
+  if (!decision.allowed)
+    return { ok: false, reason: `${host}:${port} is not in net (allowed: ${describeNet(net)})` };
+  let addresses: { address: string; family: 4 | 6 }[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    return {
+      ok: false,
+      reason: `${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    };
+  }
+  const first = addresses[0];
+  if (first === undefined) return { ok: false, reason: `${host} has no address` };
+  const special = specialAddress(first.address);
+  const named = decision.named || permitsNet(net, first.address, port).named;
+  if (special !== undefined && !named) {
+    return {
+      ok: false,
+      reason: `${host} resolves to ${first.address}, ${special}; only a net entry naming \`${host}\` or \`${first.address}\` exactly allows that`,
+    };
+  }
+  return { ok: true, ...first };
+}
+
+function render(
+  method: string,
+  url: URL,
+  response: PinnedResponse,
+  hops: readonly string[],
+): ToolOutput {
+  const type = response.headers['content-type'] ?? '';
+  const lines = [
+    `HTTP ${response.status} ${response.statusText}`.trim(),
+    `content-type: ${type || 'none'}`,
+  ];
+  if (hops.length > 0) lines.push(`redirected: ${[...hops, url.href].join(' → ')}`);
+  let text: string;
+  if (method === 'HEAD' || response.body.length === 0) text = '(no body)';
+  else if (type === '' || TEXT_TYPE.test(type)) text = decode(response.body, type);
+  else text = `[${response.body.length} bytes of ${type}, not text: not shown]`;
+  if (response.truncated) lines.push(`[the body was cut after ${response.body.length} bytes]`);
+  lines.push('', text);
+  return {
+    content: lines.join('\n'),
+    isError: false,
+    source: `${NAME} ${method} ${url.href} → ${response.status}${type === '' ? '' : ` ${type.split(';')[0] ?? ''}`}`,
+  };
+}
+
+function decode(body: Buffer, type: string): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(type)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+function describeNet(net: Scope): string {
+  if (net === 'all') return 'any public host';
+  return net.length === 0 ? 'none' : net.join(', ');
+}
+
+/** Whether `http.fetch` is offered: only when `net` grants something. */
+export function offersFetch(net: Scope): boolean {
+  return grantsNet(net);
+}
