@@ -47,10 +47,11 @@ function withNames(net: Scope, names: Record<string, string>) {
     sandbox: { mode: 'off' as const },
     protect: [],
   };
-  const tool = httpFetchTool(context, async (host) => {
+  const tool = httpFetchTool(context, (host) => {
     const address = names[host];
-    if (address === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    return [{ address, family: 4 }];
+    if (address === undefined)
+      return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
+    return Promise.resolve([{ address, family: 4 as const }]);
   });
   return (args: Record<string, unknown>) =>
     tool.run(args, { signal: new AbortController().signal, callId: 'c1' });
