@@ -1,7 +1,7 @@
 import type { ModelClient } from '../intel/model.js';
 import type { OutputCapture, SessionHooks } from '../loop/index.js';
 import type { SpawnPayload } from '../protocol/index.js';
-import type { ToolHost } from '../tools/index.js';
+import type { GuardedTools } from '../tools/guarded-tools.js';
 import { admitOverChannel } from './admission.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
@@ -14,7 +14,8 @@ export interface ChildContext {
   writer: FrameWriter;
   log: Logger;
   model: ModelClient;
-  tools: ToolHost;
+  /** The node's tools under its runtime guard (content isolation, trajectory, trifecta). */
+  tools: GuardedTools;
   /** Offer `finish` to the model (false when the allow-list excludes it). */
   offerFinish: boolean;
   /** The capture tool's state, when the result must match an output schema. */
@@ -30,6 +31,8 @@ export function channelHooks(
   const hooks: SessionHooks = {
     onEvent: (event, fields) => {
       writer.send({ type: 'event', event, fields });
+      // The risk score decays per step, after the step is reported.
+      if (event === 'loop.step') context.tools.step();
     },
     onUsage: (usage) => {
       writer.send({ type: 'usage', ...usage });

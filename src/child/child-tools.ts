@@ -7,6 +7,8 @@ import { internalToolDefs } from '../tools/internal-catalog.js';
 import type { McpServerSet } from '../tools/mcp/index.js';
 import type { Tool, ToolSource } from '../tools/tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
+import type { GuardedTools } from '../tools/guarded-tools.js';
+import { guardChildTools } from './child-guard.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';
@@ -15,6 +17,8 @@ import { allowedTools } from '../authority/index.js';
 
 export interface ChildTools {
   registry: ToolRegistry;
+  /** The registry under the runtime guard: what the loop calls. */
+  guard: GuardedTools;
   capture: OutputCapture | undefined;
   /** Closes the MCP connections (and stops stdio servers). */
   close(): Promise<void>;
@@ -81,8 +85,16 @@ export async function buildChildTools(
       });
     },
   });
+  const guard = guardChildTools(
+    payload,
+    registry,
+    (name) => registry.sourceOf(name),
+    channel,
+    writer,
+  );
   return {
     registry,
+    guard,
     capture,
     close: async () => {
       await servers?.closeAll();

@@ -1,6 +1,7 @@
 import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
 import { type Outcome } from '../protocol/index.js';
 import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
+import { isolationMarker } from './child-guard.js';
 import { conversationSeed } from '../authority/index.js';
 
 /**
@@ -20,6 +21,7 @@ export async function runAgent(context: ChildContext): Promise<void> {
       outputContract: payload.output_contract,
       structuredOutput: context.capture !== undefined,
       depth: payload.depth,
+      isolationMarker: isolationNote(payload),
     }),
     transcript: [
       ...payload.history,
@@ -85,6 +87,12 @@ async function runTurnWithSwaps(
       fields: { reason: 'intelligence swapped with restart-turn' },
     });
   }
+}
+
+/** The boundary marker the system prompt explains, when untrusted content is fenced. */
+export function isolationNote(payload: ChildContext['payload']): string | undefined {
+  const { enabled, spotlight } = payload.content_isolation;
+  return enabled && spotlight ? isolationMarker(payload) : undefined;
 }
 
 /** Turn outcomes after which a warm session does not take another message. */

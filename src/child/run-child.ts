@@ -96,7 +96,7 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
     writer,
     log,
     model,
-    tools: tools.registry,
+    tools: tools.guard,
     offerFinish: isToolAllowed('finish', allowedTools(payload)),
     capture: tools.capture,
   };

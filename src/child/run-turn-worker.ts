@@ -1,7 +1,9 @@
 import { AgentSession } from '../loop/index.js';
 import type { TurnSpec } from '../protocol/index.js';
 import { channelHooks, type ChildContext } from './child-context.js';
+import { isolationNote } from './run-agent.js';
 import { turnTools } from './turn-tools.js';
+import { isolationPrompt } from '../tools/content/index.js';
 
 /**
  * The turn-worker role: run one turn over the transcript slice the supervisor handed over, with
@@ -13,7 +15,7 @@ export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Prom
   const session = new AgentSession({
     model: context.model,
     tools: turnTools(turn, context.tools, context.channel, writer),
-    system: turn.system,
+    system: withIsolationNote(turn.system, isolationNote(payload)),
     transcript: turn.messages,
     limits: { ...payload.limits, max_steps: turn.max_rounds ?? payload.limits.max_steps },
     hooks,
@@ -46,4 +48,9 @@ export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Prom
       ...(report.finish === undefined ? {} : { finish: report.finish }),
     },
   });
+}
+
+/** The supervisor's system prompt for the turn, with the boundary explained when content is fenced. */
+function withIsolationNote(system: string, marker: string | undefined): string {
+  return marker === undefined ? system : `${system}\n\n${isolationPrompt(marker)}`;
 }

@@ -14,6 +14,7 @@ import {
   SamplingSchema,
   ScopeSchema,
   CountBoundSchema,
+  RuntimeTrifectaModeSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
 
@@ -88,10 +89,20 @@ export const ConfigFileSchema = z.strictObject({
     .optional(),
   security: z
     .strictObject({
-      /** Let a node hold untrusted input, sensitive data and egress together. */
+      /** Let a node hold untrusted input, sensitive data and egress together (the static check). */
       allow_trifecta: z.boolean().optional(),
       /** Ordered rules; the first that matches a gated call decides: `[[security.policy]]`. */
       policy: PolicyRulesSchema.optional(),
+      /** `auto` (bubblewrap where it works), `required` (or refuse to start), `off` (opt out). */
+      sandbox: z.enum(['auto', 'required', 'off']).optional(),
+      /** What an egress call of an exposed and sensitive node gets: `ask`, `deny` or `off`. */
+      runtime_trifecta: RuntimeTrifectaModeSchema.optional(),
+      /** Glob patterns of sensitive files on top of the built-in list. */
+      sensitive_paths: z.array(z.string().min(1)).optional(),
+      /** The risk score (0–1) at which egress is held as for the trifecta; 1 turns it off. */
+      risk_ask_at: z.number().gt(0).max(1).optional(),
+      /** Tool patterns (`github.*`) whose results count as untrusted content. */
+      untrusted_tools: z.array(z.string().min(1)).optional(),
     })
     .optional(),
   agent: z

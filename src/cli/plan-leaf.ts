@@ -5,7 +5,8 @@ import {
   type PlanWorktrees,
   type Subtask,
 } from '../plan/index.js';
-import type { Caveats } from '../protocol/index.js';
+import path from 'node:path';
+import type { Caveats, ProtectedPath } from '../protocol/index.js';
 import { cut, type LiveNode, type Supervisor } from '../supervisor/index.js';
 import { leafCaveats } from '../authority/index.js';
 
@@ -47,6 +48,12 @@ export function leafDispatcher(
       .filter((commit): commit is string => commit !== undefined);
     const cwd = (await options.worktrees?.prepare(leaf.id, bases)) ?? options.cwd;
     const caveats = leafCaveats(options.grant, leaf, { cwd });
+    // In its own worktree, a leaf must not repoint `.git` at a directory of its own, whose config
+    // would then drive arbor's git (filters, hooks) when the leaf's work is committed.
+    const protect: ProtectedPath[] =
+      options.worktrees === undefined
+        ? []
+        : [{ path: path.join(cwd, '.git'), kind: 'file', readable: true }];
     const context = leaf.deps.flatMap((dep) => {
       const result = byId.get(dep)?.result;
       return result === undefined
@@ -67,7 +74,7 @@ export function leafDispatcher(
         ...(options.provider === undefined ? {} : { provider: options.provider }),
       },
       [],
-      { mode: 'plan', cwd },
+      { mode: 'plan', cwd, protect },
     );
     if (!spawned.ok) return { status: 'failed', result: `refused: ${spawned.reason}` };
     const { child } = spawned;
@@ -100,7 +107,7 @@ export function leafDispatcher(
         timeoutMs: options.verifyTimeoutMs,
         env: options.env,
         sandbox: options.planNode.payload.sandbox,
-        protect: options.planNode.payload.protected_paths,
+        protect: [...options.planNode.payload.protected_paths, ...protect],
         signal,
       });
       if (gate !== undefined) return gate;

@@ -13,6 +13,7 @@ export const PLAN_RUN_OPTIONS = {
   worktrees: { type: 'boolean' },
   'verify-timeout': { type: 'string' },
   provider: { type: 'string' },
+  plan: { type: 'string' },
 } as const;
 
 export const PLAN_RUN_HELP = `Usage: arbor plan run <plan.toml> [options]
@@ -23,7 +24,9 @@ met with its own caveat_policy (an axis it leaves out is denied), its write lane
 folded into fs_write; its verify command runs after it if its exec caveat permits that exact
 command. The authored file is never written: the run-log, plan.run.toml beside it, is rewritten
 atomically after every transition. \`resume\` continues a run-log: done leaves are kept, every
-other leaf (one caught running by a crash too) runs again.
+other leaf (one caught running by a crash too) runs again. A resume takes every leaf's
+instruction and authority from the authored plan (plan.toml beside plan.run.toml, or --plan);
+the run-log gives only statuses and results, so editing it cannot widen a leaf.
 
 Plan options:
   --concurrency N          leaves with parallel_ok that may run at once (default 4); a leaf
@@ -36,6 +39,8 @@ Plan options:
                            based on its deps' commits; done leaves are merged at the end into
                            arbor/<run>/merged and every conflict is reported
   --provider process|spawn how leaves run: own process (default) or in this process
+  --plan FILE              (resume) the authored plan of the run-log (default: its name
+                           without .run)
 
 Model, limits, authority, tools and --config, --db, --json, --mock-llm, --ask-fallback are those
 of \`arbor run\` (see \`arbor run --help\`); --max-steps applies to each leaf.

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import {
+  authoredPlanPath,
   leaves,
+  resumePlan,
   PlanWorktrees,
   runLogPath,
   runSchedule,
@@ -31,6 +33,7 @@ import { mintRunId } from './run-id.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { installRunSignals } from './run-signals.js';
+import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { usageError } from './usage-error.js';
 
 export { PLAN_RUN_HELP } from './plan-run-options.js';
@@ -49,18 +52,39 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   }
   if (file === undefined) throw usageError(`${command}: expected a plan file.`);
   const flags = resolvePlanRunFlags(values);
-  const plan = await loadPlan(file, io);
+  const authoredPath = values.plan ?? authoredPlanPath(file);
+  if (!resume && values.plan !== undefined)
+    throw usageError('`--plan` names the authored plan of a run-log: it goes with `plan resume`.');
+  const plan = await loadPlan(resume ? authoredPath : file, io);
   if (plan === undefined) return EXIT.usage;
+  if (resume && authoredPath !== file) {
+    const runLog = await loadPlan(file, io);
+    if (runLog === undefined) return EXIT.usage;
+    const resumed = resumePlan(plan, runLog);
+    plan.subtask = resumed.plan.subtask;
+    if (resumed.dropped.length > 0) {
+      await write(
+        io.stderr,
+        `arbor: ${file} has subtasks ${authoredPath} no longer has; they are dropped: ${resumed.dropped.join(', ')}\n`,
+      );
+    }
+  }
   const findings = validatePlan(plan);
   if (findings.length > 0) {
-    await write(io.stderr, findings.map((f) => `${file}: ${f.message} [${f.code}]\n`).join(''));
+    const shown = resume ? authoredPath : file;
+    await write(io.stderr, findings.map((f) => `${shown}: ${f.message} [${f.code}]\n`).join(''));
     return EXIT.usage;
   }
   if (!resume) for (const subtask of plan.subtask) restart(subtask);
-  const { provider: _provider, ...runValues } = values;
+  const { provider: _provider, plan: _plan, ...runValues } = values;
   const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env);
+  // The plan and its run-log are the run's own state: leaves may read them, never write them.
+  const safety = await prepareRunSafety(settings, io.env, {
+    cwd: process.cwd(),
+    readOnly: [...new Set([file, runLogPath(file), authoredPath])],
+  });
   return withIntelligence(settings, io.env, (intelligence, mockLabel) =>
-    runPlanWithStore({ file, plan, flags, settings, intelligence, io, mockLabel, command }),
+    runPlanWithStore({ file, plan, flags, settings, safety, intelligence, io, mockLabel, command }),
   );
 }
 
@@ -69,6 +93,7 @@ interface PlanRunContext {
   plan: Plan;
   flags: PlanRunFlags;
   settings: RunSettings;
+  safety: RunSafety;
   intelligence: IntelConfig;
   io: CliIo;
   mockLabel: string | undefined;
@@ -100,6 +125,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
     io.stderr,
     `arbor: run ${runId} (store ${settings.dbPath}); run-log ${logPath}${context.mockLabel === undefined ? '' : `\narbor: ${context.mockLabel}`}\n`,
   );
+  await announceSafety(context.safety, store, runId, io);
   const pathOf = (id: string): string | undefined => supervisor.tree.get(id)?.path;
   const eventLog = io.isStderrTty ? undefined : createEventLog(io.stderr, runId, pathOf);
   const supervisor: Supervisor = new Supervisor({
@@ -144,6 +170,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
     },
     caveats: settings.grant,
     mcp_servers: settings.mcpServers,
+    ...context.safety.template,
   });
   tree?.start();
   try {

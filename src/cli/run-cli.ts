@@ -2,6 +2,7 @@ import { isArborError } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { mockLlm } from './mock-llm.js';
 import { write, type CliIo } from './output.js';
+import { doctor } from './doctor.js';
 import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
@@ -19,6 +20,7 @@ Commands:
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
   gate list|answer   questions agents are waiting on, and answering them
+  doctor             what this machine has and lacks: Node.js, store, SQLite, sandbox, MCP SDK
   mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin
 
@@ -37,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   },
   plan: planCommand,
   gate: gateCommand,
+  doctor,
   'mock-llm': mockLlm,
   protocol: async (args, io) => {
     const [sub, ...rest] = args;

@@ -22,6 +22,7 @@ export const RUN_OPTIONS = {
   mcp: { type: 'string', multiple: true },
   'mcp-tags': { type: 'string', multiple: true },
   'allow-trifecta': { type: 'boolean' },
+  sandbox: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -48,7 +49,11 @@ Authority (the run's grant; every agent holds at most this; all, none, or a comm
   --fs-read PATHS          readable paths (default: the working directory)
   --fs-write PATHS         writable paths (default: the working directory)
   --exec COMMANDS          commands that may run, matched exactly (default: all)
-  --net HOSTS              reachable hosts (default: all)
+  --net HOSTS              hosts http.fetch may reach: names, host:port, *.suffix (default:
+                           all public hosts); commands get the network only for all
+  --sandbox auto|required|off  run commands in a bubblewrap sandbox of the grant: where it
+                           works (auto, the default), or refuse to start without it
+                           (required); off runs them unsandboxed (env ARBOR_SANDBOX)
 
 Tools:
   --mcp NAME=COMMAND       an MCP server over stdio (repeatable), or --mcp NAME=URL over HTTP

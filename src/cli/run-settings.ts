@@ -2,11 +2,8 @@ import type { PolicyRule } from '../tools/index.js';
 import {
   ArborError,
   IntelConfigSchema,
-  McpServerSpecSchema,
-  TrifectaTagSchema,
   type McpServerSpec,
   type Caveats,
-  type Scope,
   formatIssues,
   type Dialect,
   type Endpoint,
@@ -17,6 +14,12 @@ import { DEFAULT_DB_PATH } from '../store/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
+import {
+  resolveGrant,
+  resolveMcpServers,
+  resolveSecurity,
+  type SecuritySettings,
+} from './run-authority.js';
 
 /** Flags of `arbor run`, as `parseArgs` returns them. */
 export interface RunFlags {
@@ -42,6 +45,7 @@ export interface RunFlags {
   mcp?: string[] | undefined;
   'mcp-tags'?: string[] | undefined;
   'allow-trifecta'?: boolean | undefined;
+  sandbox?: string | undefined;
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
@@ -63,6 +67,8 @@ export interface RunSettings {
   mcpServers: McpServerSpec[];
   rules: PolicyRule[];
   allowTrifecta: boolean;
+  /** The sandbox choice, the runtime trifecta and the untrusted tools. */
+  security: SecuritySettings;
   /** The tree's ceiling (`--max-tokens`, `--budget-usd`), excess handling and rate windows. */
   budget: BudgetSettings;
   provider: 'process';
@@ -140,6 +146,7 @@ export function resolveRunSettings(
     mcpServers: resolveMcpServers(flags, config),
     rules: config?.security?.policy ?? [],
     allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,
+    security: resolveSecurity(flags, config, env),
     budget: budgetOf(
       integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
       positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
@@ -256,88 +263,6 @@ function askFallbackOf(layer: Layer | undefined): 'fail' | 'wait' | undefined {
     'usage',
     `Expected \`${layer.name}\` to be \`fail\` or \`wait\`, got \`${layer.value}\`.`,
   );
-}
-
-/**
- * The run's grant: by default file access confined to the working directory, `exec` and `net`
- * unrestricted; narrowed by the config's `[grant]` table and then by flags. A flag takes `all`,
- * `none`, or a comma-separated list.
- */
-function resolveGrant(flags: RunFlags, config: ConfigFile | undefined, cwd: string): Caveats {
-  const axis = (flag: 'fs-read' | 'fs-write' | 'exec' | 'net'): Scope | undefined => {
-    const value = flags[flag];
-    if (value === undefined) return undefined;
-    if (value === 'all') return 'all';
-    if (value === 'none') return [];
-    const items = value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-    if (items.length === 0)
-      throw new ArborError(
-        'usage',
-        `Expected \`--${flag}\` to be \`all\`, \`none\` or a comma-separated list, got \`${value}\`.`,
-      );
-    return items;
-  };
-  const file = config?.grant;
-  return {
-    fs_read: axis('fs-read') ?? file?.fs_read ?? [cwd],
-    fs_write: axis('fs-write') ?? file?.fs_write ?? [cwd],
-    exec: axis('exec') ?? file?.exec ?? 'all',
-    net: axis('net') ?? file?.net ?? 'all',
-    max_calls: file?.max_calls ?? 'unlimited',
-  };
-}
-
-/**
- * The root's MCP servers: `[[mcp.server]]` tables from the config, then `--mcp NAME=COMMAND` (a
- * stdio server; the command is split on spaces) or `--mcp NAME=URL` (Streamable HTTP), with
- * `--mcp-tags NAME=tag,tag` adding trifecta tags. A flag naming a configured server replaces it.
- */
-function resolveMcpServers(flags: RunFlags, config: ConfigFile | undefined): McpServerSpec[] {
-  const servers = new Map<string, McpServerSpec>();
-  for (const table of config?.mcp?.server ?? []) {
-    const parsed = McpServerSpecSchema.safeParse(table, { reportInput: true });
-    if (!parsed.success)
-      throw new ArborError(
-        'config',
-        `${flags.config ?? 'config'}: \`mcp.server\` \`${table.name}\`: ${formatIssues(parsed.error.issues)}`,
-      );
-    servers.set(parsed.data.name, parsed.data);
-  }
-  for (const entry of flags.mcp ?? []) {
-    const [name = '', ...rest] = entry.split('=');
-    const target = rest.join('=').trim();
-    if (name === '' || target === '')
-      throw new ArborError(
-        'usage',
-        `Expected \`--mcp\` as \`NAME=COMMAND\` or \`NAME=URL\`, got \`${entry}\`.`,
-      );
-    const [command = '', ...args] = target.split(/\s+/);
-    const candidate = /^https?:\/\//.test(target) ? { name, url: target } : { name, command, args };
-    const parsed = McpServerSpecSchema.safeParse(candidate, { reportInput: true });
-    if (!parsed.success)
-      throw new ArborError('usage', `\`--mcp ${entry}\`: ${formatIssues(parsed.error.issues)}`);
-    servers.set(name, parsed.data);
-  }
-  for (const entry of flags['mcp-tags'] ?? []) {
-    const [name = '', tags = ''] = entry.split('=');
-    const server = servers.get(name);
-    if (server === undefined)
-      throw new ArborError(
-        'usage',
-        `\`--mcp-tags ${entry}\` names no MCP server (yours: ${[...servers.keys()].join(', ') || 'none'}).`,
-      );
-    const parsed = TrifectaTagSchema.array().safeParse(tags.split(',').filter((tag) => tag !== ''));
-    if (!parsed.success)
-      throw new ArborError(
-        'usage',
-        `\`--mcp-tags ${entry}\`: expected tags among untrusted_input, sensitive, egress.`,
-      );
-    servers.set(name, { ...server, tags: parsed.data });
-  }
-  return [...servers.values()];
 }
 
 function dialectOf(layer: Layer): Dialect {

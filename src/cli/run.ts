@@ -11,6 +11,7 @@ import { mintRunId } from './run-id.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
+import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { parseCommandArgs } from './usage-error.js';
 
@@ -29,13 +30,15 @@ export async function runCommand(
   const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
   const settings = resolveRunSettings(positionals.join(' '), values, env);
   const timing = timingFromEnv(env);
+  const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
-    runWithStore(settings, intelligence, io, env, timing, mockLabel),
+    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel),
   );
 }
 
 async function runWithStore(
   settings: RunSettings,
+  safety: RunSafety,
   intelligence: IntelConfig,
   io: CliIo,
   env: NodeJS.ProcessEnv,
@@ -62,6 +65,7 @@ async function runWithStore(
     io.stderr,
     `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
   );
+  await announceSafety(safety, store, runId, io);
 
   const pathOf = (id: string): string | undefined => supervisor.tree.get(id)?.path;
   const eventLog = io.isStderrTty ? undefined : createEventLog(io.stderr, runId, pathOf);
@@ -110,6 +114,7 @@ async function runWithStore(
     warm: settings.warm,
     caveats: settings.grant,
     mcp_servers: settings.mcpServers,
+    ...safety.template,
   });
   const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
   let result: NodeResult;

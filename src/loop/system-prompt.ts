@@ -1,4 +1,5 @@
 import type { Orchestrator } from '../protocol/index.js';
+import { isolationPrompt } from '../tools/content/index.js';
 
 export interface SystemPromptParts {
   orchestrator?: Orchestrator | undefined;
@@ -7,6 +8,8 @@ export interface SystemPromptParts {
   /** The result must be submitted through the capture tool. */
   structuredOutput?: boolean;
   depth: number;
+  /** The run's untrusted-content marker: the prompt explains the boundary (spotlighting). */
+  isolationMarker?: string | undefined;
 }
 
 const PREAMBLE = `You are an agent run by arbor. You work on the task you are given using the tools you are offered, then answer with your result. Keep your final answer to what was asked for.`;
@@ -31,6 +34,7 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
       `Output contract (your result is checked against it): ${parts.outputContract.trim()}`,
     );
   }
+  if (parts.isolationMarker !== undefined) sections.push(isolationPrompt(parts.isolationMarker));
   if (parts.structuredOutput === true) {
     sections.push(
       'Result: your final answer is a structured value. Submit it by calling `output.submit` with arguments matching its schema; that call is your answer. Do not answer in prose.',

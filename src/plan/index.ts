@@ -44,3 +44,4 @@ export {
 export { runVerifyGate, type VerifyOptions } from './verify-gate.js';
 export { PlanWorktrees, type MergeConflict, type MergeReport } from './worktrees.js';
 export { RunLogWriter } from './run-log-writer.js';
+export { authoredPlanPath, resumePlan } from './resume-plan.js';

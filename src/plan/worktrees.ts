@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArborError } from '../protocol/index.js';
+import { execEnv } from '../tools/builtin/exec-env.js';
 import type { ArtifactRef } from './subtask.js';
 
 const run = promisify(execFile);
@@ -165,11 +166,27 @@ async function mergeInto(
   }
 }
 
+/**
+ * Settings on every git call arbor makes: no hooks (a leaf that wrote `.git/hooks/post-commit`
+ * or `post-checkout` must not get arbor to run it), no fsmonitor (`core.fsmonitor` names a
+ * command too), no system config.
+ */
+const HARDENED = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
+/**
+ * Runs git for arbor itself: hardened as above, with only the allow-listed environment (no
+ * tokens, no `SSH_AUTH_SOCK`, no askpass helper), never prompting.
+ */
 async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, {
+  const { stdout } = await run('git', [...HARDENED, ...args], {
     cwd,
     maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+    env: {
+      ...execEnv(process.env),
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+      LC_ALL: 'C',
+    },
   });
   return stdout;
 }

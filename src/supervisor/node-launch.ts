@@ -1,5 +1,6 @@
 import { addUsage } from '../loop/index.js';
 import {
+  TrajectoryEventSchema,
   redactPayload,
   type AgentFrame,
   type ControlFrame,
@@ -203,6 +204,10 @@ function onFrame(context: LaunchContext, live: LiveNode, frame: AgentFrame): voi
   switch (frame.type) {
     case 'event':
       if (frame.event === 'loop.step') node.steps += 1;
+      if (frame.event === 'trajectory') {
+        const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
+        if (trajectory.success) node.trajectory = trajectory.data;
+      }
       context.record(node, frame.event, frame.fields);
       break;
     case 'usage': {

@@ -22,6 +22,11 @@ export interface ProviderCapabilities {
   toolFilter: boolean;
   /** The child's system prompt can carry a persona. */
   persona: boolean;
+  /**
+   * The child can trust an extra CA for outbound TLS (`tls_ca`): only a child started as its own
+   * process can, since Node reads `NODE_EXTRA_CA_CERTS` once, at process start.
+   */
+  tlsCa: boolean;
   /** Descriptive: the child starts from the parent's conversation. */
   inheritsParentContext: boolean;
 }
@@ -41,12 +46,8 @@ export interface Provider {
   start(context: StartContext): ChildHandle;
 }
 
-const ALL: Omit<ProviderCapabilities, 'inheritsParentContext'> = {
-  outputSchema: true,
-  depthLimit: true,
-  toolFilter: true,
-  persona: true,
-};
+/** What every provider here enforces: they all run the same child code (`runChild`). */
+const CHILD_CODE = { outputSchema: true, depthLimit: true, toolFilter: true, persona: true };
 
 /** An in-process child; its file and `exec` tools work in `cwd` (the supervisor's by default). */
 const inProcess = ({ cwd }: { cwd?: string }): ChildHandle =>
@@ -60,7 +61,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
   /** A separate OS process: full isolation, killable, costs a process start (or a pooled child). */
   process: {
     name: 'process',
-    capabilities: { ...ALL, inheritsParentContext: false },
+    capabilities: { ...CHILD_CODE, tlsCa: true, inheritsParentContext: false },
     start: ({ payload, command, env, cwd, pool }) =>
       (payload.tls_ca === undefined ? pool?.take() : undefined) ??
       new ChildProcess({
@@ -73,11 +74,15 @@ export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
   /** In this process, with a fresh conversation: cheap, no isolation of memory or CPU. */
   spawn: {
     name: 'spawn',
-    capabilities: { ...ALL, inheritsParentContext: false },
+    capabilities: { ...CHILD_CODE, tlsCa: false, inheritsParentContext: false },
     start: inProcess,
   },
   /** In this process, starting from the parent's completed steps. */
-  fork: { name: 'fork', capabilities: { ...ALL, inheritsParentContext: true }, start: inProcess },
+  fork: {
+    name: 'fork',
+    capabilities: { ...CHILD_CODE, tlsCa: false, inheritsParentContext: true },
+    start: inProcess,
+  },
 };
 
 /** What a spawn request asks of its provider. */
@@ -86,13 +91,14 @@ export interface CapabilityNeeds {
   toolFilter: boolean;
   persona: boolean;
   depthLimit: boolean;
+  tlsCa?: boolean;
 }
 
 /** Refuses a request that needs a capability the provider lacks, naming it. */
 export function requireCapabilities(provider: Provider, needs: CapabilityNeeds): void {
-  const missing = (['outputSchema', 'toolFilter', 'persona', 'depthLimit'] as const).filter(
-    (flag) => needs[flag] && !provider.capabilities[flag],
-  );
+  const missing = (
+    ['outputSchema', 'toolFilter', 'persona', 'depthLimit', 'tlsCa'] as const
+  ).filter((flag) => needs[flag] === true && !provider.capabilities[flag]);
   if (missing.length > 0) {
     throw new ArborError(
       'usage',

@@ -6,6 +6,7 @@ import type { SpawnRate } from './spawn-rate.js';
 import type { Tree, TreeNode } from './tree.js';
 import {
   allowedTools,
+  childSeed,
   completeRequest,
   meetGrant,
   meetToolGrants,
@@ -107,9 +108,11 @@ export function admitSpawn(
   try {
     requireCapabilities(provider, {
       outputSchema: args.output_schema !== undefined,
-      toolFilter: args.tools !== undefined,
+      // A narrowed caller's child must be narrowed too, whether or not it asks for tools.
+      toolFilter: args.tools !== undefined || allowedTools(caller.payload) !== undefined,
       persona: args.persona !== undefined,
       depthLimit: true,
+      tlsCa: caller.payload.tls_ca !== undefined,
     });
   } catch (error) {
     return refuse(error instanceof Error ? error.message : String(error));
@@ -143,6 +146,9 @@ export function admitSpawn(
   };
   // The seed must not carry the caller's own fields that do not pass down.
   delete base.turn;
+  delete base.risk_seed;
+  delete base.inherited_taint;
+  Object.assign(base, trajectorySeed(caller));
   if (args.output_schema === undefined) delete base.output_schema;
   if (args.persona === undefined) delete base.persona;
   if (args.output_contract === undefined) delete base.output_contract;
@@ -154,6 +160,25 @@ export function admitSpawn(
     else payload.limits.deadline_ms = budget.deadlineMs;
   }
   return { ok: true, provider, mode, payload, grant: budget?.grant ?? {} };
+}
+
+/**
+ * What a child starts from: its caller's damped risk score, and whether the caller was exposed or
+ * sensitive — so a node one injection away from exfiltration cannot shed that by delegating the
+ * egress to a fresh child. From the caller's latest report, or its own seed before it reported.
+ */
+function trajectorySeed(caller: Caller): Pick<SpawnPayload, 'risk_seed' | 'inherited_taint'> {
+  const state = caller.node.trajectory ?? {
+    exposed: caller.payload.inherited_taint?.exposed ?? false,
+    sensitive: caller.payload.inherited_taint?.sensitive ?? false,
+    risk: Math.min(1, caller.payload.risk_seed ?? 0),
+  };
+  const seed = childSeed(state);
+  const tainted = seed.inherited_taint.exposed || seed.inherited_taint.sensitive;
+  return {
+    ...(seed.risk_seed > 0 ? { risk_seed: seed.risk_seed } : {}),
+    ...(tainted ? { inherited_taint: seed.inherited_taint } : {}),
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   SpawnPayloadSchema,
   type ControlFrame,
   type IntelConfig,
+  type ProtectedPath,
   type SpawnPayload,
   type SwapPolicy,
   type TerminalStatus,
@@ -204,7 +205,7 @@ export class Supervisor {
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[] = [],
-    placement: { mode?: 'plan'; cwd?: string } = {},
+    placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
   ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
     const decision = admitSpawn(
       {
@@ -231,9 +232,13 @@ export class Supervisor {
     }
     const node = this.tree.mintChild(caller.node.id, args.instruction, this.#now());
     // Only a fork starts from the caller's conversation; every other child starts fresh.
+    const payload = {
+      ...decision.payload,
+      protected_paths: [...decision.payload.protected_paths, ...(placement.protect ?? [])],
+    };
     const template = decision.provider.capabilities.inheritsParentContext
-      ? { ...decision.payload, history }
-      : decision.payload;
+      ? { ...payload, history }
+      : payload;
     this.#budget.open(node.id, caller.node.id, decision.grant);
     const child = this.#start(
       node,

@@ -7,7 +7,8 @@ import {
 import {
   builtinTools,
   checkTrifecta,
-  EXEC_TRIFECTA_TAGS,
+  HTTP_FETCH_TAGS,
+  execTrifectaTags,
   effectiveServerTags,
   evaluatePolicy,
   gatedTools,
@@ -18,21 +19,31 @@ import {
   type Tool,
 } from '../tools/index.js';
 import type { HumanGates } from './human-gates.js';
-import { fail, type ToolAnswer } from './internal/index.js';
+import { fail, isYes, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { isToolAllowed, allowedTools } from '../authority/index.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 
-/** The built-in tools and the trifecta legs each brings. */
-const BUILTINS: readonly { name: string; tags: readonly TrifectaTag[] }[] = [
-  { name: 'fs.read', tags: [] },
-  { name: 'fs.list', tags: [] },
-  { name: 'fs.glob', tags: [] },
-  { name: 'fs.write', tags: [] },
-  { name: 'fs.edit', tags: [] },
-  { name: 'exec', tags: EXEC_TRIFECTA_TAGS },
-];
+/** The built-in tools and the trifecta legs each brings, for a node of this payload. */
+function builtinTags(
+  payload: SpawnPayload,
+): readonly { name: string; tags: readonly TrifectaTag[] }[] {
+  return [
+    { name: 'fs.read', tags: [] },
+    { name: 'fs.list', tags: [] },
+    { name: 'fs.glob', tags: [] },
+    { name: 'fs.write', tags: [] },
+    { name: 'fs.edit', tags: [] },
+    { name: 'exec', tags: execTrifectaTags(execHasNetwork(payload)) },
+    { name: 'http.fetch', tags: HTTP_FETCH_TAGS },
+  ];
+}
+
+/** Do a node's commands reach the network? Without the sandbox, or with `net = "all"`. */
+export function execHasNetwork(payload: SpawnPayload): boolean {
+  return payload.sandbox.mode !== 'bwrap' || payload.caveats.net === 'all';
+}
 
 export interface ToolGateOptions {
   /** `security.policies`: ordered, first match wins. */
@@ -74,13 +85,17 @@ export class ToolGate {
     return this.#options.rules.length > 0;
   }
 
-  /** The Rule of Two over what a node would hold: its servers, and `exec` if it may run commands. */
+  /**
+   * The Rule of Two over what a node would hold: its servers, and `exec` if it may run commands
+   * (an egress leg only when they have the network). `http.fetch` is left to the runtime trifecta.
+   */
   checkTrifecta(payload: SpawnPayload): string | undefined {
     const mayExec = payload.caveats.exec !== 'all' ? payload.caveats.exec.length > 0 : true;
     const execAllowed = mayExec && isToolAllowed('exec', allowedTools(payload));
+    const execTags = execTrifectaTags(execHasNetwork(payload));
     const check = checkTrifecta(payload.mcp_servers, {
       allow: this.#options.allowTrifecta,
-      extraTags: execAllowed ? [{ name: 'exec', tags: EXEC_TRIFECTA_TAGS }] : [],
+      extraTags: execAllowed ? [{ name: 'exec', tags: execTags }] : [],
     });
     return check.ok ? undefined : check.message;
   }
@@ -89,7 +104,7 @@ export class ToolGate {
   async prepare(payload: SpawnPayload, caller: CallerKind, signal: AbortSignal): Promise<Gating> {
     const { rules } = this.#options;
     if (rules.length === 0) return { sent: payload, routedServers: [] };
-    const gated = gatedTools(rules, BUILTINS, caller);
+    const gated = gatedTools(rules, builtinTags(payload), caller);
     const routed = payload.mcp_servers.filter((server) =>
       serverCouldBeGated(rules, server, caller),
     );
@@ -97,7 +112,7 @@ export class ToolGate {
     for (const server of routed) {
       const { source } = await this.#connect(server, signal);
       for (const tool of source.tools()) {
-        routedTools.push(tool.def);
+        routedTools.push({ ...tool.def, server: server.name, tags: server.tags });
         gated.push(tool.def.name);
       }
     }
@@ -127,6 +142,11 @@ export class ToolGate {
       tags: tool.tags,
       caller: kind,
       args: frame.args,
+      state: caller.node.trajectory ?? {
+        exposed: sent.inherited_taint?.exposed ?? false,
+        sensitive: sent.inherited_taint?.sensitive ?? false,
+        risk: Math.min(1, sent.risk_seed ?? 0),
+      },
     });
     this.#options.record(caller.node.id, 'policy.decision', {
       tool: frame.name,
@@ -149,7 +169,7 @@ export class ToolGate {
         },
       );
       const approved = answer.answered
-        ? /^(y|yes|allow|approve|ok)$/i.test(answer.answer.trim())
+        ? isYes(answer.answer)
         : verdict.rule?.on_timeout === 'allow' && answer.via === 'timeout';
       this.#options.record(caller.node.id, 'policy.answer', {
         tool: frame.name,
@@ -188,7 +208,7 @@ export class ToolGate {
     caller: LiveNode,
     name: string,
   ): Promise<{ tool: Tool; tags: readonly TrifectaTag[] } | undefined> {
-    const builtin = BUILTINS.find((b) => b.name === name);
+    const builtin = builtinTags(caller.payload).find((b) => b.name === name);
     if (builtin !== undefined) {
       const tool = builtinTools({
         caveats: caller.payload.caveats,

@@ -1,4 +1,4 @@
-import type { Usage } from '../protocol/index.js';
+import type { TrajectoryEvent, Usage } from '../protocol/index.js';
 import type { NodeStatus } from './store-port.js';
 
 /** One node of the live tree, as the supervisor and the display see it. */
@@ -17,6 +17,11 @@ export interface TreeNode {
   steps: number;
   /** The node's own usage. */
   usage: Usage;
+  /**
+   * What the node has done, as the runtime trifecta sees it: exposed, sensitive, risk score. The
+   * latest its child reported; absent until it reports.
+   */
+  trajectory?: TrajectoryEvent;
 }
 
 /**

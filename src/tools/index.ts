@@ -36,6 +36,8 @@ export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from 
 export {
   AskHumanArgs,
   BudgetRequestSchema,
+  EGRESS_APPROVAL,
+  EgressApprovalArgs,
   type BudgetRequest,
   HISTORY_ARG,
   internalToolArgs,
@@ -56,7 +58,9 @@ export {
 export {
   ArgPredicateSchema,
   CallerKindSchema,
+  EXEC_OFFLINE_TAGS,
   EXEC_TRIFECTA_TAGS,
+  HTTP_FETCH_TAGS,
   MAX_MATCH_INPUT_CHARS,
   MAX_PATTERN_CHARS,
   PolicyActionSchema,
@@ -68,6 +72,7 @@ export {
   effectiveServerTags,
   evaluatePolicy,
   evaluatePredicate,
+  execTrifectaTags,
   gatedTools,
   matchesStatic,
   type ArgPredicate,
@@ -94,6 +99,20 @@ export {
 } from './tool.js';
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
 export { ToolSet } from './tool-set.js';
+export {
+  GuardedTools,
+  type EgressApproval,
+  type GuardedToolsOptions,
+  type ToolProfile,
+} from './guarded-tools.js';
+export {
+  DETECTOR_RULES,
+  detectInjection,
+  isolationPrompt,
+  mintMarker,
+  wrapUntrusted,
+  type BoundaryOptions,
+} from './content/index.js';
 export {
   DEFAULT_CALL_TIMEOUT_MS,
   MCP_META_KEYS,

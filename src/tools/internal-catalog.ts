@@ -16,6 +16,18 @@ import { CaveatsSchema, SeedMessageSchema, type ToolDef } from '../protocol/inde
  */
 export const HISTORY_ARG = '_history';
 
+/**
+ * The request a child runtime (never its model: no tool of this name is offered) sends the
+ * supervisor when the runtime trifecta holds an egress call: ask a person whether it may go.
+ */
+export const EGRESS_APPROVAL = 'arbor.approve_egress';
+
+export const EgressApprovalArgs = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()),
+  reason: z.string().min(1),
+});
+
 /** What a `subagent.run` may ask for: a share of what its caller has left, never more. */
 export const BudgetRequestSchema = z.strictObject({
   tokens: z

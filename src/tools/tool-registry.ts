@@ -70,6 +70,11 @@ export class ToolRegistry implements ToolHost {
     return this.#allowed(name)?.kind;
   }
 
+  /** The short name of the source an allowed tool comes from (`builtin`, `mcp:github`). */
+  sourceOf(name: string): string | undefined {
+    return this.#allowed(name)?.source;
+  }
+
   /** Tool calls that have run so far (what `max_calls` counts). */
   get callsUsed(): number {
     return this.#budget.used;

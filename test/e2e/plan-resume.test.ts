@@ -69,7 +69,7 @@ instruction = "Task A: ok"
 id = "b"
 instruction = "Task B: flaky"
 verify = "test -f fixed"
-caveat_policy = { exec = ["test -f fixed"] }
+caveat_policy = { exec = ["test -f fixed"], fs_read = ["."] }
 
 [[subtask]]
 id = "c"

@@ -194,6 +194,25 @@ describe('admitSpawn: gates in order, each refusal naming its limit', () => {
       });
     }).not.toThrow();
   });
+
+  it.each(['spawn', 'fork'] as const)(
+    'refuses an in-process %s child where the caller trusts an extra CA, before any child exists',
+    (provider) => {
+      const ctx = context();
+      const before = ctx.tree.size;
+      const refused = admitSpawn(
+        caller({ ...rootPayload(), tls_ca: '/etc/arbor/ca.pem' }, 0, ctx.tree),
+        args({ provider }),
+        ctx,
+      );
+      expect(refused).toEqual({
+        ok: false,
+        reason: `provider \`${provider}\` cannot enforce \`tlsCa\`, which this request needs`,
+      });
+      expect(ctx.tree.size).toBe(before);
+      expect(PROVIDERS.process.capabilities.tlsCa).toBe(true);
+    },
+  );
 });
 
 describe('narrowing is monotone down random trees (property)', () => {

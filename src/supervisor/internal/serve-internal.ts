@@ -1,6 +1,8 @@
 import { formatIssues, TranscriptMessageSchema, type AgentFrame } from '../../protocol/index.js';
 import {
   AskHumanArgs,
+  EGRESS_APPROVAL,
+  EgressApprovalArgs,
   HISTORY_ARG,
   internalToolArgs,
   MemoryDeleteArgs,
@@ -41,6 +43,7 @@ export async function serveInternal(
   caller: LiveNode,
   frame: ToolRequest,
 ): Promise<ToolAnswer> {
+  if (frame.name === EGRESS_APPROVAL) return approveEgress(context, caller, frame);
   const schema = internalToolArgs(frame.name);
   if (schema === undefined)
     return fail(`The supervisor does not serve a tool named \`${frame.name}\`.`);
@@ -99,6 +102,46 @@ export async function serveInternal(
     default:
       return fail(`The supervisor does not serve a tool named \`${frame.name}\`.`);
   }
+}
+
+/**
+ * A child's runtime asks whether an egress call the runtime trifecta holds may go: a person is
+ * asked (at the terminal, through `arbor gate answer`, or nobody under `--ask-fallback fail`, which
+ * refuses at once). The answer is `{approved, reason}`; only a yes lets the call through.
+ */
+async function approveEgress(
+  context: InternalToolContext,
+  caller: LiveNode,
+  frame: ToolRequest,
+): Promise<ToolAnswer> {
+  const parsed = EgressApprovalArgs.safeParse(frame.args, { reportInput: true });
+  if (!parsed.success)
+    return fail(`Invalid \`${EGRESS_APPROVAL}\` request: ${formatIssues(parsed.error.issues)}.`);
+  const { tool, args, reason } = parsed.data;
+  const shown = JSON.stringify(args);
+  const question =
+    `Agent ${caller.node.path} wants to call \`${tool}\` with ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}, ` +
+    `but ${reason}. Allow it?`;
+  const answer = await context.humans.ask(
+    caller.node.id,
+    question,
+    { tool, args, choices: ['yes', 'no'], kind: 'runtime_trifecta' },
+    { signal: caller.stopped.signal },
+  );
+  const approved = answer.answered && isYes(answer.answer);
+  return ok({
+    approved,
+    reason: approved
+      ? 'approved'
+      : answer.answered
+        ? `the answer was "${answer.answer}"`
+        : `nobody approved it (${answer.reason})`,
+  });
+}
+
+/** The words that approve a gate. */
+export function isYes(answer: string): boolean {
+  return /^(y|yes|allow|approve|approved|ok)$/i.test(answer.trim());
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -4,11 +4,27 @@ import type { TrifectaTag } from '../../protocol/index.js';
 const LEGS: readonly TrifectaTag[] = ['untrusted_input', 'sensitive', 'egress'];
 
 /**
- * What the built-in `exec` brings: a shell can read whatever the process can (`sensitive`) and
- * reach the network (`egress`). It is not tagged `untrusted_input`: what a command prints is
- * output of a command the grant named exactly, not content from outside.
+ * What the built-in `exec` brings when its commands have the network (`net = "all"`, or no
+ * sandbox): a shell can read whatever its grant shows it (`sensitive`) and send it out
+ * (`egress`). It is not tagged `untrusted_input`: what a command prints is output of a command
+ * the grant named exactly, not content from outside.
  */
 export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'];
+
+/** What `exec` brings inside the sandbox without network: it can read, but not send. */
+export const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
+
+/**
+ * What the built-in `http.fetch` brings: outside content (`untrusted_input`) and a way out
+ * (`egress`). It is judged by the runtime trifecta, on what a node has actually read, not by the
+ * static check at spawn: a node with `fs.read` and `http.fetch` starts.
+ */
+export const HTTP_FETCH_TAGS: readonly TrifectaTag[] = ['untrusted_input', 'egress'];
+
+/** The tags `exec` counts with for a node: egress only when its commands have the network. */
+export function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
+  return network ? EXEC_TRIFECTA_TAGS : EXEC_OFFLINE_TAGS;
+}
 
 /**
  * The tags an MCP server counts with. Tags come from config; a server nobody tagged counts as
@@ -35,7 +51,7 @@ export interface TrifectaOptions {
   allow: boolean;
   /**
    * Sources of tags that are not MCP servers, counted as tagged (no untagged default): typically
-   * `{ name: 'exec', tags: EXEC_TRIFECTA_TAGS }` when the node may run commands.
+   * `{ name: 'exec', tags: execTrifectaTags(network) }` when the node may run commands.
    */
   extraTags?: readonly { name: string; tags: readonly TrifectaTag[] }[];
 }

@@ -7,11 +7,13 @@ import { matchesToolPattern } from '../../authority/index.js';
 export interface PolicyCall {
   /** The tool's arbor name. */
   tool: string;
-  /** Trifecta tags of the tool's source (see `effectiveServerTags` and `EXEC_TRIFECTA_TAGS`). */
+  /** Trifecta tags of the tool's source (see `effectiveServerTags` and `execTrifectaTags`). */
   tags: readonly TrifectaTag[];
   caller: CallerKind;
   /** The arguments, already validated against the tool's schema. */
   args: JsonObject;
+  /** What the calling node has done (its latest trajectory report); absent counts as clean. */
+  state?: { exposed: boolean; sensitive: boolean; risk: number } | undefined;
 }
 
 /** A policy decision, with the rule that made it for the event log and audit. */
@@ -35,7 +37,7 @@ export interface PolicyVerdict {
  */
 export function evaluatePolicy(rules: readonly PolicyRule[], call: PolicyCall): PolicyVerdict {
   for (const [index, rule] of rules.entries()) {
-    if (!matchesStatic(rule.match, call)) continue;
+    if (!matchesStatic(rule.match, call) || !matchesState(rule.match, call.state)) continue;
     const outcome = argsHold(rule.match, call.args);
     if (outcome === false) continue;
     if (typeof outcome === 'string') {
@@ -74,6 +76,18 @@ export function matchesStatic(
   if (match.tool !== undefined && !matchesToolPattern(call.tool, match.tool)) return false;
   if (match.tags !== undefined && !match.tags.every((tag) => call.tags.includes(tag))) return false;
   if (match.caller !== undefined && !match.caller.includes(call.caller)) return false;
+  return true;
+}
+
+/**
+ * The conditions on what the caller has done: `exposed`, `sensitive`, `min_risk`. They change as a
+ * node runs, so `couldApply` counts a rule with them as one that may apply, and gates the tool.
+ */
+function matchesState(match: PolicyMatch, state: PolicyCall['state']): boolean {
+  const now = state ?? { exposed: false, sensitive: false, risk: 0 };
+  if (match.exposed !== undefined && now.exposed !== match.exposed) return false;
+  if (match.sensitive !== undefined && now.sensitive !== match.sensitive) return false;
+  if (match.min_risk !== undefined && now.risk < match.min_risk) return false;
   return true;
 }
 

@@ -7,8 +7,11 @@ export {
   type PredicateResult,
 } from './arg-predicate.js';
 export {
+  EXEC_OFFLINE_TAGS,
   EXEC_TRIFECTA_TAGS,
+  HTTP_FETCH_TAGS,
   checkTrifecta,
+  execTrifectaTags,
   effectiveServerTags,
   type TrifectaCheck,
   type TrifectaLegs,

@@ -31,6 +31,12 @@ export const PolicyMatchSchema = z.strictObject({
   caller: z.array(CallerKindSchema).min(1).optional(),
   /** Conditions on the call's arguments, checked in order; see `ArgPredicateSchema`. */
   args: z.array(ArgPredicateSchema).min(1).optional(),
+  /** The calling node has (`true`) or has not (`false`) read untrusted content. */
+  exposed: z.boolean().optional(),
+  /** The calling node has (`true`) or has not (`false`) read a sensitive source. */
+  sensitive: z.boolean().optional(),
+  /** The calling node's risk score (0–1) is at least this. */
+  min_risk: z.number().min(0).max(1).optional(),
 });
 export type PolicyMatch = z.infer<typeof PolicyMatchSchema>;
 

@@ -1,0 +1,203 @@
+import {
+  egressHold,
+  type SensitiveMatcher,
+  type Trajectory,
+  type TrajectorySignal,
+} from '../authority/index.js';
+import {
+  looksSecret,
+  type ContentIsolation,
+  type JsonObject,
+  type RuntimeTrifecta,
+  type ToolCall,
+  type ToolDef,
+} from '../protocol/index.js';
+import { detectInjection, wrapUntrusted } from './content/index.js';
+import { toolError, type ToolCallContext, type ToolHost, type ToolOutput } from './tool.js';
+
+/** What a tool's results are and what calling it does, for content isolation and the trifecta. */
+export interface ToolProfile {
+  /** Its results come from outside (the web, an MCP server nobody vetted): fenced and scanned. */
+  untrusted: boolean;
+  /** Calling it can send data out of the machine. */
+  egress: boolean;
+  /** Its results are sensitive data (an MCP server tagged `sensitive`). */
+  sensitive: boolean;
+  /** Where its results come from, for a provenance line: `mcp:github`, `http.fetch`. */
+  source: string;
+}
+
+export interface EgressApproval {
+  approved: boolean;
+  /** Why not, in words for the model: "the answer was no", "nobody could be asked". */
+  reason: string;
+}
+
+export interface GuardedToolsOptions {
+  host: ToolHost;
+  profile(name: string): ToolProfile;
+  trajectory: Trajectory;
+  trifecta: RuntimeTrifecta;
+  isolation: ContentIsolation & { marker: string };
+  sensitive: SensitiveMatcher;
+  /** Asks a person (through the supervisor) whether an egress call the trifecta holds may go. */
+  approve(
+    request: { tool: string; args: JsonObject; reason: string },
+    signal: AbortSignal,
+  ): Promise<EgressApproval>;
+  /** `trajectory`, `content.flagged`, `trifecta.held`, `trifecta.answer`. */
+  onEvent(kind: string, fields: Record<string, unknown>): void;
+}
+
+/**
+ * arbor's own refusals begin "`tool` refused" (caveats, policy, the sandbox, the trifecta) or
+ * "`tool` was not approved": the tool never ran, so nothing came back from its source.
+ */
+const REFUSAL = /^`[^`]+` (refused|was not approved)\b/;
+
+/**
+ * The tools as a node uses them, guarded by what the node has actually done. Before an egress
+ * call (`http.fetch`, `exec` with network, an MCP tool tagged `egress`), the runtime trifecta is
+ * judged: a node that is both exposed and sensitive, or whose risk score is at `risk_ask_at`, is
+ * held for a person's yes (or refused, under `deny`). After every call the trajectory is updated:
+ * an untrusted result exposes the node, is scanned by the injection detector (a hit is reported as
+ * `content.flagged` and raises the risk score) and reaches the model inside the run's boundary with
+ * its provenance; reading a sensitive file (or a command naming one, or printing a credential) or
+ * a `sensitive` server's result makes the node sensitive; refusals and failures raise the risk.
+ */
+export class GuardedTools implements ToolHost {
+  readonly #options: GuardedToolsOptions;
+
+  constructor(options: GuardedToolsOptions) {
+    this.#options = options;
+  }
+
+  definitions(): readonly ToolDef[] {
+    return this.#options.host.definitions();
+  }
+
+  refresh(options: { signal: AbortSignal }): Promise<void> {
+    return this.#options.host.refresh?.(options) ?? Promise.resolve();
+  }
+
+  /** A model step has passed: the risk score decays. */
+  step(): void {
+    if (this.#options.trajectory.step()) this.#report();
+  }
+
+  async call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
+    const profile = this.#options.profile(call.name);
+    if (profile.egress) {
+      const refusal = await this.#judgeEgress(call, context.signal);
+      if (refusal !== undefined) return refusal;
+    }
+    const output = await this.#options.host.call(call, context);
+    const refused = output.isError && REFUSAL.test(textOf(output.content));
+    const signals = this.#signals(call, profile, output, refused);
+    const shown =
+      profile.untrusted && !refused
+        ? this.#isolate(call, profile, output)
+        : { output, flagged: false };
+    if (shown.flagged) signals.push({ kind: 'flagged' });
+    let changed = false;
+    for (const signal of signals) changed = this.#options.trajectory.observe(signal) || changed;
+    if (changed) this.#report();
+    return shown.output;
+  }
+
+  async #judgeEgress(call: ToolCall, signal: AbortSignal): Promise<ToolOutput | undefined> {
+    const { trajectory, trifecta } = this.#options;
+    const hold = egressHold(trajectory.snapshot(), trifecta);
+    if (hold === undefined) return undefined;
+    this.#options.onEvent('trifecta.held', { tool: call.name, mode: trifecta.mode, reason: hold });
+    let why: string;
+    if (trifecta.mode === 'deny') {
+      why = `${hold}; runtime_trifecta is "deny"`;
+    } else {
+      const answer = await this.#options.approve(
+        { tool: call.name, args: call.args, reason: hold },
+        signal,
+      );
+      this.#options.onEvent('trifecta.answer', { tool: call.name, approved: answer.approved });
+      if (answer.approved) return undefined;
+      why = `${hold}, and ${answer.reason}`;
+    }
+    if (trajectory.observe({ kind: 'refused' })) this.#report();
+    return toolError(`\`${call.name}\` refused: ${why}.`);
+  }
+
+  #signals(
+    call: ToolCall,
+    profile: ToolProfile,
+    output: ToolOutput,
+    refused: boolean,
+  ): TrajectorySignal[] {
+    if (refused) return [{ kind: 'refused' }];
+    const signals: TrajectorySignal[] = [{ kind: output.isError ? 'failed' : 'succeeded' }];
+    if (profile.untrusted)
+      signals.push({ kind: 'exposed', source: output.source ?? profile.source });
+    const sensitive = this.#sensitiveSource(call, profile, output);
+    if (sensitive !== undefined) signals.push({ kind: 'sensitive', source: sensitive });
+    return signals;
+  }
+
+  /** What sensitive data this call brought the node, if any. */
+  #sensitiveSource(call: ToolCall, profile: ToolProfile, output: ToolOutput): string | undefined {
+    const { sensitive } = this.#options;
+    if (profile.sensitive && !output.isError) return profile.source;
+    const path = call.args.path;
+    if (
+      call.name === 'fs.read' &&
+      !output.isError &&
+      typeof path === 'string' &&
+      sensitive.matches(path)
+    )
+      return `fs.read ${path}`;
+    const command = call.args.command;
+    if (call.name === 'exec' && typeof command === 'string') {
+      const named = sensitive.namedIn(command);
+      if (named.length > 0) return `exec reading ${named.join(', ')}`;
+      if (looksSecret(textOf(output.content)))
+        return `exec output holding a credential (${command})`;
+    }
+    return undefined;
+  }
+
+  #isolate(
+    call: ToolCall,
+    profile: ToolProfile,
+    output: ToolOutput,
+  ): { output: ToolOutput; flagged: boolean } {
+    const { isolation } = this.#options;
+    if (!isolation.enabled) return { output, flagged: false };
+    const text = textOf(output.content);
+    const source = output.source ?? profile.source;
+    const rules = detectInjection(text);
+    if (rules.length > 0)
+      this.#options.onEvent('content.flagged', { tool: call.name, source, rules });
+    const content = isolation.spotlight
+      ? wrapUntrusted(text, {
+          marker: isolation.marker,
+          provenance: source,
+          flagged: rules,
+          maxBytes: isolation.max_content_bytes,
+        })
+      : cut(text, isolation.max_content_bytes);
+    return { output: { ...output, content }, flagged: rules.length > 0 };
+  }
+
+  #report(): void {
+    this.#options.onEvent('trajectory', { ...this.#options.trajectory.snapshot() });
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return content === undefined ? 'null' : JSON.stringify(content);
+}
+
+function cut(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  return `${bytes.subarray(0, maxBytes).toString('utf8')}\n[… ${bytes.length - maxBytes} more bytes cut]`;
+}
