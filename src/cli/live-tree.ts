@@ -63,7 +63,15 @@ export function renderNode(node: TreeNode, now: number, subtree?: Usage): string
   const elapsed = ((node.endedAt ?? now) - node.createdAt) / 1000;
   const preview = node.instruction.replace(/\s+/g, ' ').slice(0, 60);
   const below = subtree === undefined ? '' : ` (subtree ${formatUsage(subtree)})`;
-  return `${indent}${mark} ${node.path} ${node.status} · step ${node.steps} · ${formatUsage(node.usage)}${below} · ${elapsed.toFixed(1)}s · ${preview}`;
+  return `${indent}${mark} ${node.path} ${node.status} · step ${node.steps} · ${formatUsage(node.usage)}${below}${formatTrajectory(node)} · ${elapsed.toFixed(1)}s · ${preview}`;
+}
+
+/** The node's runtime trust, once it is worth a glance: its risk and what it has taken in. */
+function formatTrajectory(node: TreeNode): string {
+  const t = node.trajectory;
+  if (t === undefined || (t.risk === 0 && !t.exposed && !t.sensitive)) return '';
+  const taken = [t.exposed ? 'exposed' : '', t.sensitive ? 'sensitive' : ''].filter((w) => w !== '');
+  return ` · risk ${t.risk.toFixed(2)}${taken.length === 0 ? '' : ` ${taken.join('+')}`}`;
 }
 
 /** The closing line: what the whole tree has used. */

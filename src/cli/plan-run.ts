@@ -13,7 +13,7 @@ import {
   type ScheduleSummary,
   type Subtask,
 } from '../plan/index.js';
-import type { IntelConfig } from '../protocol/index.js';
+import { isArborError, type IntelConfig } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import { Supervisor, timingFromEnv } from '../supervisor/index.js';
 import { createEventLog } from './event-log.js';
@@ -55,7 +55,12 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   const authoredPath = values.plan ?? authoredPlanPath(file);
   if (!resume && values.plan !== undefined)
     throw usageError('`--plan` names the authored plan of a run-log: it goes with `plan resume`.');
-  const plan = await loadPlan(resume ? authoredPath : file, io);
+  const plan = await loadPlan(resume ? authoredPath : file, io).catch((error: unknown) => {
+    if (!resume || !isArborError(error, 'config')) throw error;
+    throw usageError(
+      `resume takes every leaf's instruction and authority from the authored plan, and ${error.message.replace(/\.$/, '')}; name it with \`--plan FILE\`.`,
+    );
+  });
   if (plan === undefined) return EXIT.usage;
   if (resume && authoredPath !== file) {
     const runLog = await loadPlan(file, io);

@@ -194,6 +194,7 @@ function jsonReport(runId: string, result: NodeResult, supervisor: Supervisor) {
       steps: node.steps,
       usage: node.usage,
       subtree_usage: supervisor.subtreeUsage(node.id),
+      ...(node.trajectory === undefined ? {} : { trajectory: node.trajectory }),
     })),
   };
 }

@@ -12,7 +12,7 @@ import {
   type ToolCall,
   type ToolDef,
 } from '../protocol/index.js';
-import { detectInjection, wrapUntrusted } from './content/index.js';
+import { detectInjection, limitBytes, wrapUntrusted } from './content/index.js';
 import { toolError, type ToolCallContext, type ToolHost, type ToolOutput } from './tool.js';
 
 /** What a tool's results are and what calling it does, for content isolation and the trifecta. */
@@ -182,7 +182,7 @@ export class GuardedTools implements ToolHost {
           flagged: rules,
           maxBytes: isolation.max_content_bytes,
         })
-      : cut(text, isolation.max_content_bytes);
+      : limitBytes(text, isolation.max_content_bytes);
     return { output: { ...output, content }, flagged: rules.length > 0 };
   }
 
@@ -194,10 +194,4 @@ export class GuardedTools implements ToolHost {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return content === undefined ? 'null' : JSON.stringify(content);
-}
-
-function cut(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  return `${bytes.subarray(0, maxBytes).toString('utf8')}\n[… ${bytes.length - maxBytes} more bytes cut]`;
 }

@@ -21,6 +21,11 @@ describe('LiveTree', () => {
     expect(renderNode(child, 4_000)).toBe(
       '  ✓ 0.1 completed · step 1 · 100 tok · 2.0s · Read the README',
     );
+    child.trajectory = { exposed: true, sensitive: true, risk: 0.42 };
+    expect(renderNode(child, 4_000)).toBe(
+      '  ✓ 0.1 completed · step 1 · 100 tok · risk 0.42 exposed+sensitive · 2.0s · Read the README',
+    );
+    delete child.trajectory;
 
     let out = '';
     const sink = new Writable({

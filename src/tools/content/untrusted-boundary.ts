@@ -23,11 +23,7 @@ export interface BoundaryOptions {
  */
 export function wrapUntrusted(content: string, options: BoundaryOptions): string {
   const { marker } = options;
-  let body = content.split(marker).join('[marker removed]');
-  const size = Buffer.byteLength(body, 'utf8');
-  if (size > options.maxBytes) {
-    body = `${cutUtf8(body, options.maxBytes)}\n[… ${size - options.maxBytes} more bytes cut]`;
-  }
+  const body = limitBytes(content.split(marker).join('[marker removed]'), options.maxBytes);
   const lines = [`<<untrusted-content marker=${marker}>>`, `source: ${options.provenance}`];
   if (options.flagged.length > 0) {
     lines.push(
@@ -50,8 +46,14 @@ export function isolationPrompt(marker: string): string {
   );
 }
 
-function cutUtf8(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8').subarray(0, maxBytes);
+/** `text` cut to at most `maxBytes` of UTF-8 on a character boundary, with a note of the rest. */
+export function limitBytes(text: string, maxBytes: number): string {
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size <= maxBytes) return text;
   // A cut inside a multi-byte character leaves a replacement character: drop it.
-  return bytes.toString('utf8').replace(/\uFFFD$/, '');
+  const kept = Buffer.from(text, 'utf8')
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${kept}\n[… ${size - Buffer.byteLength(kept, 'utf8')} more bytes cut]`;
 }

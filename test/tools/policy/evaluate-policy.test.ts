@@ -226,3 +226,32 @@ describe('argument predicates', () => {
     expect(evaluatePolicy(list, call('t', { mode: 'force' })).action).toBe('deny');
   });
 });
+
+describe('conditions on what the caller has done', () => {
+  const list = rules([
+    { match: { tool: 'http.fetch', exposed: true, sensitive: true }, action: 'ask' },
+    { match: { tool: 'exec', min_risk: 0.5 }, action: 'deny' },
+  ]);
+  const state = (exposed: boolean, sensitive: boolean, risk: number) => ({
+    exposed,
+    sensitive,
+    risk,
+  });
+
+  it.each([
+    ['http.fetch', state(true, true, 0), 'ask'],
+    ['http.fetch', state(true, false, 0), 'allow'],
+    ['exec', state(false, false, 0.5), 'deny'],
+    ['exec', state(false, false, 0.49), 'allow'],
+  ] as const)('%s with %j → %s', (tool, now, action) => {
+    expect(evaluatePolicy(list, { ...call(tool), state: now }).action).toBe(action);
+  });
+
+  it('counts a caller that has not reported as clean', () => {
+    expect(evaluatePolicy(list, call('exec')).action).toBe('allow');
+  });
+
+  it('refuses a risk outside 0–1 when the config is read', () => {
+    expect(() => rules([{ match: { min_risk: 2 }, action: 'deny' }])).toThrow();
+  });
+});
