@@ -4,6 +4,7 @@ import { benchDelegation } from './delegation.js';
 import { benchDetector } from './detector.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
+import { benchSandbox } from './sandbox.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
 import type { BenchResult } from './stats.js';
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   detector: benchDetector,
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
+  sandbox: benchSandbox,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,
 };

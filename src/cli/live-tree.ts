@@ -70,7 +70,9 @@ export function renderNode(node: TreeNode, now: number, subtree?: Usage): string
 function formatTrajectory(node: TreeNode): string {
   const t = node.trajectory;
   if (t === undefined || (t.risk === 0 && !t.exposed && !t.sensitive)) return '';
-  const taken = [t.exposed ? 'exposed' : '', t.sensitive ? 'sensitive' : ''].filter((w) => w !== '');
+  const taken = [t.exposed ? 'exposed' : '', t.sensitive ? 'sensitive' : ''].filter(
+    (w) => w !== '',
+  );
   return ` · risk ${t.risk.toFixed(2)}${taken.length === 0 ? '' : ` ${taken.join('+')}`}`;
 }
 
