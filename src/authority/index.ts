@@ -39,8 +39,6 @@ export {
 } from './net-scope.js';
 export { STATE_DIR, protectionOf, runStatePaths, type RunStateOptions } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
-export { DEFAULT_SENSITIVE_PATTERNS, SensitiveMatcher } from './sensitive-paths.js';
-export { specialAddress } from './special-addresses.js';
 export {
   CHILD_RISK_DAMPING,
   RISK_DECAY_PER_STEP,

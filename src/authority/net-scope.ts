@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { Scope } from '../protocol/index.js';
 
 /**
@@ -57,12 +57,16 @@ export function parseNetEntry(text: string): NetEntry | string {
     return `\`${text}\`: expected a port from 1 to 65535, got \`${portText ?? ''}\``;
   const normal = normalizeHost(host);
   if (normal === undefined) return `\`${text}\`: expected a host name, an IP address, or *.suffix`;
-  if (wildcard && ipaddr.isValid(normal))
+  if (wildcard && (isIPv4(normal) || isIPv6(normal)))
     return `\`${text}\`: a wildcard needs a name, not an address`;
   return { host: normal, port, wildcard };
 }
 
-/** The canonical form of a host name or address, or `undefined` when it is neither. */
+/**
+ * The canonical form of a host name or address, or `undefined` when it is neither. IPv4 must be a
+ * dotted quad (`127.1` and `0x7f.1` are refused, not guessed at); IPv6 is written the way the
+ * WHATWG URL parser writes it (`::1`, lower case, zeros compressed).
+ */
 export function normalizeHost(host: string): string | undefined {
   const bare = host
     .trim()
@@ -70,13 +74,12 @@ export function normalizeHost(host: string): string | undefined {
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.$/, '');
   if (bare === '') return undefined;
-  if (ipaddr.isValid(bare)) {
-    const address = ipaddr.parse(bare);
-    // Only dotted quads count as IPv4: `ipaddr.isValid` also takes `127.1` and `0x7f.1`.
-    if (address.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(bare)) return undefined;
-    return address.toString();
-  }
-  return bare.split('.').every((label) => LABEL.test(label)) ? bare : undefined;
+  if (isIPv4(bare)) return bare.split('.').map(Number).join('.');
+  if (isIPv6(bare)) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  const labels = bare.split('.');
+  // A name ending in a number (`127.1`, `0x7f.1`) is an IPv4 shorthand to a URL parser: refused.
+  if (/^(\d+|0x[\da-f]*)$/.test(labels.at(-1) ?? '')) return undefined;
+  return labels.every((label) => LABEL.test(label)) ? bare : undefined;
 }
 
 /** The entry in its canonical spelling. */

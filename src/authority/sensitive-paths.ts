@@ -1,5 +1,4 @@
 import path from 'node:path';
-import picomatch from 'picomatch';
 
 /**
  * Files whose contents make a node *sensitive* once it reads them: secrets, keys and credentials.
@@ -40,33 +39,17 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
 
 /** Tells whether a path names a sensitive file. */
 export class SensitiveMatcher {
-  readonly #byName: picomatch.Matcher;
-  readonly #byPath: picomatch.Matcher;
-  readonly #hasPathPatterns: boolean;
+  readonly #patterns: readonly string[];
+  #compiled: Promise<Matchers> | undefined;
 
   /** `extra`: patterns on top of the defaults (`security.sensitive_paths`). */
   constructor(extra: readonly string[] = []) {
-    const all = [...DEFAULT_SENSITIVE_PATTERNS, ...extra];
-    const names = all.filter((p) => !p.includes('/'));
-    const paths = all.filter((p) => p.includes('/')).map((p) => `**/${p.replace(/^\/+/, '')}`);
-    const options = { dot: true, nocase: false };
-    this.#byName = picomatch(names.length === 0 ? ['\0'] : names, options);
-    this.#byPath = picomatch(paths.length === 0 ? ['\0'] : paths, options);
-    this.#hasPathPatterns = paths.length > 0;
+    this.#patterns = [...DEFAULT_SENSITIVE_PATTERNS, ...extra];
   }
 
   /** Is `p` (absolute or relative, any separators) a sensitive file? */
-  matches(p: string): boolean {
-    const posix = p
-      .split(path.sep)
-      .join('/')
-      .replace(/^~(?=\/)/, '');
-    const name = path.posix.basename(posix);
-    if (name.endsWith('.pub')) return false;
-    if (this.#byName(name)) return true;
-    if (!this.#hasPathPatterns) return false;
-    const rooted = posix.startsWith('/') ? posix : `/${posix}`;
-    return this.#byPath(rooted);
+  async matches(p: string): Promise<boolean> {
+    return isSensitive(p, await this.#compile());
   }
 
   /**
@@ -74,8 +57,41 @@ export class SensitiveMatcher {
    * `grep KEY config/secrets.yml`. A command that reads one without naming it (`cat *`) is caught,
    * if at all, by its output looking like a credential.
    */
-  namedIn(command: string): string[] {
+  async namedIn(command: string): Promise<string[]> {
+    const matchers = await this.#compile();
     const words = command.split(/[\s;|&<>()`'"=]+/).filter((w) => w !== '' && !w.startsWith('-'));
-    return [...new Set(words.filter((word) => this.matches(word)))];
+    return [...new Set(words.filter((word) => isSensitive(word, matchers)))];
   }
+
+  /** picomatch is loaded and the patterns compiled on first use: most agents never need them. */
+  #compile(): Promise<Matchers> {
+    this.#compiled ??= import('picomatch').then(({ default: picomatch }) => {
+      const names = this.#patterns.filter((p) => !p.includes('/'));
+      const paths = this.#patterns
+        .filter((p) => p.includes('/'))
+        .map((p) => `**/${p.replace(/^\/+/, '')}`);
+      // picomatch needs one pattern at least; NUL matches no path.
+      const options = { dot: true, nocase: false };
+      return {
+        byName: picomatch(names.length === 0 ? ['\0'] : names, options),
+        byPath: picomatch(paths.length === 0 ? ['\0'] : paths, options),
+      };
+    });
+    return this.#compiled;
+  }
+}
+
+interface Matchers {
+  byName: (test: string) => boolean;
+  byPath: (test: string) => boolean;
+}
+
+function isSensitive(p: string, { byName, byPath }: Matchers): boolean {
+  const posix = p
+    .split(path.sep)
+    .join('/')
+    .replace(/^~(?=\/)/, '');
+  const name = path.posix.basename(posix);
+  if (name.endsWith('.pub')) return false;
+  return byName(name) || byPath(posix.startsWith('/') ? posix : `/${posix}`);
 }

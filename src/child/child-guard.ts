@@ -1,4 +1,5 @@
-import { SensitiveMatcher, Trajectory, matchesToolPattern } from '../authority/index.js';
+import { Trajectory, matchesToolPattern } from '../authority/index.js';
+import { SensitiveMatcher } from '../authority/sensitive-paths.js';
 import type { JsonObject, SpawnPayload, TrifectaTag } from '../protocol/index.js';
 import { mintMarker } from '../tools/content/index.js';
 import { GuardedTools, type EgressApproval, type ToolProfile } from '../tools/guarded-tools.js';

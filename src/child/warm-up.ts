@@ -3,7 +3,10 @@ import { decodeLine, encodeFrame, PROTOCOL_VERSION } from '../protocol/index.js'
 import { builtinTools } from '../tools/builtin/index.js';
 import { internalToolDefs } from '../tools/internal-catalog.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import { topCaveats } from '../authority/index.js';
+import { topCaveats, Trajectory } from '../authority/index.js';
+import { SensitiveMatcher } from '../authority/sensitive-paths.js';
+import { detectInjection, wrapUntrusted } from '../tools/content/index.js';
+import { GuardedTools } from '../tools/guarded-tools.js';
 
 const SAMPLE_INTEL: IntelConfig = {
   endpoints: [{ url: 'http://127.0.0.1:1/v1', dialect: 'openai', headers: {} }],
@@ -55,7 +58,36 @@ export function warmUp(connect: (config: IntelConfig) => { close?(): void }): vo
     sandbox: { mode: 'bwrap' },
     protect: [],
   });
-  new ToolRegistry({ sources: [builtin] }).definitions();
+  const registry = new ToolRegistry({ sources: [builtin] });
+  registry.definitions();
+  warmGuard(registry);
   internalToolDefs();
   connect(SAMPLE_INTEL).close?.();
+}
+
+/** The runtime guard's first-time work: its construction, a profile, the detector, the boundary. */
+function warmGuard(registry: ToolRegistry): void {
+  const guard = new GuardedTools({
+    host: registry,
+    profile: (name) => ({ untrusted: false, egress: false, sensitive: false, source: name }),
+    trajectory: new Trajectory({ risk: 0 }),
+    trifecta: { mode: 'ask', sensitive_paths: [], risk_ask_at: 0.8 },
+    isolation: {
+      enabled: true,
+      spotlight: true,
+      max_content_bytes: 65_536,
+      marker: 'warmupwarmupwarmup',
+      untrusted_tools: [],
+    },
+    sensitive: new SensitiveMatcher(),
+    approve: () => Promise.resolve({ approved: false, reason: 'warm-up' }),
+    onEvent: () => undefined,
+  });
+  guard.definitions();
+  wrapUntrusted('warm up', {
+    marker: 'warmupwarmupwarmup',
+    provenance: 'warm-up',
+    flagged: detectInjection('warm up'),
+    maxBytes: 64,
+  });
 }

@@ -1,9 +1,5 @@
-import {
-  egressHold,
-  type SensitiveMatcher,
-  type Trajectory,
-  type TrajectorySignal,
-} from '../authority/index.js';
+import { egressHold, type Trajectory, type TrajectorySignal } from '../authority/index.js';
+import type { SensitiveMatcher } from '../authority/sensitive-paths.js';
 import {
   looksSecret,
   type ContentIsolation,
@@ -93,7 +89,7 @@ export class GuardedTools implements ToolHost {
     }
     const output = await this.#options.host.call(call, context);
     const refused = output.isError && REFUSAL.test(textOf(output.content));
-    const signals = this.#signals(call, profile, output, refused);
+    const signals = await this.#signals(call, profile, output, refused);
     const shown =
       profile.untrusted && !refused
         ? this.#isolate(call, profile, output)
@@ -126,23 +122,27 @@ export class GuardedTools implements ToolHost {
     return toolError(`\`${call.name}\` refused: ${why}.`);
   }
 
-  #signals(
+  async #signals(
     call: ToolCall,
     profile: ToolProfile,
     output: ToolOutput,
     refused: boolean,
-  ): TrajectorySignal[] {
+  ): Promise<TrajectorySignal[]> {
     if (refused) return [{ kind: 'refused' }];
     const signals: TrajectorySignal[] = [{ kind: output.isError ? 'failed' : 'succeeded' }];
     if (profile.untrusted)
       signals.push({ kind: 'exposed', source: output.source ?? profile.source });
-    const sensitive = this.#sensitiveSource(call, profile, output);
+    const sensitive = await this.#sensitiveSource(call, profile, output);
     if (sensitive !== undefined) signals.push({ kind: 'sensitive', source: sensitive });
     return signals;
   }
 
   /** What sensitive data this call brought the node, if any. */
-  #sensitiveSource(call: ToolCall, profile: ToolProfile, output: ToolOutput): string | undefined {
+  async #sensitiveSource(
+    call: ToolCall,
+    profile: ToolProfile,
+    output: ToolOutput,
+  ): Promise<string | undefined> {
     const { sensitive } = this.#options;
     if (profile.sensitive && !output.isError) return profile.source;
     const path = call.args.path;
@@ -150,12 +150,12 @@ export class GuardedTools implements ToolHost {
       call.name === 'fs.read' &&
       !output.isError &&
       typeof path === 'string' &&
-      sensitive.matches(path)
+      (await sensitive.matches(path))
     )
       return `fs.read ${path}`;
     const command = call.args.command;
     if (call.name === 'exec' && typeof command === 'string') {
-      const named = sensitive.namedIn(command);
+      const named = await sensitive.namedIn(command);
       if (named.length > 0) return `exec reading ${named.join(', ')}`;
       if (looksSecret(textOf(output.content)))
         return `exec output holding a credential (${command})`;

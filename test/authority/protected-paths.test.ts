@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { protectionOf, runStatePaths, specialAddress } from '../../src/authority/index.js';
+import { protectionOf, runStatePaths } from '../../src/authority/index.js';
+import { specialAddress } from '../../src/authority/special-addresses.js';
 
 describe('runStatePaths', () => {
   it('protects the store files and the state directory it lives in, never the working directory', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SensitiveMatcher } from '../../src/authority/index.js';
+import { SensitiveMatcher } from '../../src/authority/sensitive-paths.js';
 
 describe('SensitiveMatcher', () => {
   const matcher = new SensitiveMatcher(['config/prod.yml']);
@@ -26,15 +26,15 @@ describe('SensitiveMatcher', () => {
     ['package.json', false],
     ['docs/environment.md', false],
     ['src/keyboard.ts', false],
-  ])('%s → %s', (p, expected) => {
-    expect(matcher.matches(p)).toBe(expected);
+  ])('%s → %s', async (p, expected) => {
+    expect(await matcher.matches(p)).toBe(expected);
   });
 
-  it('finds the sensitive files a command names', () => {
-    expect(matcher.namedIn('cat .env | grep KEY')).toEqual(['.env']);
-    expect(matcher.namedIn('source ~/.aws/credentials && aws s3 ls')).toEqual([
+  it('finds the sensitive files a command names', async () => {
+    expect(await matcher.namedIn('cat .env | grep KEY')).toEqual(['.env']);
+    expect(await matcher.namedIn('source ~/.aws/credentials && aws s3 ls')).toEqual([
       '~/.aws/credentials',
     ]);
-    expect(matcher.namedIn('npm test -- --grep env')).toEqual([]);
+    expect(await matcher.namedIn('npm test -- --grep env')).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SensitiveMatcher, Trajectory } from '../../src/authority/index.js';
+import { Trajectory } from '../../src/authority/index.js';
+import { SensitiveMatcher } from '../../src/authority/sensitive-paths.js';
 import type { JsonObject, RuntimeTrifecta } from '../../src/protocol/index.js';
 import {
   GuardedTools,

@@ -1,9 +1,8 @@
-import { lookup } from 'node:dns/promises';
 import { z } from 'zod';
-import { grantsNet, permitsNet, specialAddress } from '../../authority/index.js';
+import { grantsNet, permitsNet } from '../../authority/index.js';
 import type { Scope } from '../../protocol/index.js';
 import { toolError, type Tool, type ToolOutput } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
@@ -24,11 +23,14 @@ const TEXT_TYPE =
 /** Resolves a host name to its addresses (`dns.lookup` order); tests stand in their own. */
 export type ResolveHost = (host: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
-const resolveWithDns: ResolveHost = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+/** The system resolver, loaded on first use (a child that never fetches never loads it). */
+const resolveWithDns: ResolveHost = async (host) => {
+  const { lookup } = await import('node:dns/promises');
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
     family: a.family === 6 ? 6 : 4,
   }));
+};
 
 /**
  * `http.fetch`: one HTTP request, governed by the `net` caveat. The host (and port) must be in
@@ -43,7 +45,43 @@ export function httpFetchTool(
   resolve: ResolveHost = resolveWithDns,
 ): Tool {
   const { limits, caveats } = context;
-  const Args = z.strictObject({
+  const Args = argsFor(limits);
+  return {
+    def: {
+      name: NAME,
+      description:
+        `Fetch a URL over HTTP(S) and return the status, content type and body as text (at most ` +
+        `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.`,
+      input_schema: inputSchema(Args),
+    },
+    run: async (raw, { signal }) => {
+      const parsed = parseToolArgs(NAME, Args, raw);
+      if (!parsed.ok) return toolError(parsed.message);
+      return fetchWithRedirects(parsed.args, { signal, limits, net: caveats.net, resolve });
+    },
+  };
+}
+
+type FetchArgs = z.output<ReturnType<typeof buildArgs>>;
+
+/**
+ * The argument schema, one per set of limits: its JSON Schema is generated once and shared, so a
+ * pooled child does not generate it again when it is taken.
+ */
+const argsByLimits = new Map<string, ReturnType<typeof buildArgs>>();
+
+function argsFor(limits: BuiltinLimits): ReturnType<typeof buildArgs> {
+  const key = `${limits.fetchMaxBytes}/${limits.fetchMaxTimeoutMs}/${limits.fetchTimeoutMs}`;
+  let args = argsByLimits.get(key);
+  if (args === undefined) {
+    args = buildArgs(limits);
+    argsByLimits.set(key, args);
+  }
+  return args;
+}
+
+function buildArgs(limits: BuiltinLimits) {
+  return z.strictObject({
     url: z.string().min(1).describe('The http:// or https:// URL to fetch.'),
     method: z.enum(METHODS).optional().describe('HTTP method (default GET).'),
     headers: z.record(z.string(), z.string()).optional().describe('Request headers.'),
@@ -58,86 +96,76 @@ export function httpFetchTool(
         `Time limit in milliseconds, redirects included (default ${limits.fetchTimeoutMs}).`,
       ),
   });
-  return {
-    def: {
-      name: NAME,
-      description:
-        `Fetch a URL over HTTP(S) and return the status, content type and body as text (at most ` +
-        `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.`,
-      input_schema: inputSchema(Args),
-    },
-    run: async (raw, { signal }) => {
-      const parsed = parseToolArgs(NAME, Args, raw);
-      if (!parsed.ok) return toolError(parsed.message);
-      const args = parsed.args;
-      const reserved = Object.keys(args.headers ?? {}).find((h) =>
-        RESERVED_HEADERS.has(h.toLowerCase()),
-      );
-      if (reserved !== undefined)
-        return toolError(
-          `\`${NAME}\` refused: the \`${reserved}\` header is set by arbor, not by a call.`,
-        );
-      const deadline = AbortSignal.any([
-        signal,
-        AbortSignal.timeout(args.timeout_ms ?? limits.fetchTimeoutMs),
-      ]);
-      let method: string = args.method ?? 'GET';
-      let body = args.body;
-      let url: URL;
-      try {
-        url = new URL(args.url);
-      } catch {
-        return toolError(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
-      }
-      const hops: string[] = [];
-      for (let hop = 0; ; hop += 1) {
-        const target = await checkTarget(url, caveats.net, resolve);
-        if (!target.ok)
-          return toolError(
-            `\`${NAME}\` refused: ${target.reason}${hops.length > 0 ? ` (redirected from ${hops.join(' → ')})` : ''}.`,
-          );
-        let response: PinnedResponse;
-        try {
-          response = await fetchPinned({
-            url,
-            address: target.address,
-            family: target.family,
-            method,
-            headers: { 'user-agent': 'arbor http.fetch', ...args.headers },
-            body,
-            maxBytes: limits.fetchMaxBytes,
-            signal: deadline,
-          });
-        } catch (error) {
-          signal.throwIfAborted();
-          if (deadline.aborted)
-            return toolError(
-              `\`${NAME}\`: ${url.href} did not answer within ${args.timeout_ms ?? limits.fetchTimeoutMs} ms.`,
-            );
-          return toolError(
-            `\`${NAME}\`: ${url.href} failed: ${error instanceof Error ? error.message : String(error)}.`,
-          );
-        }
-        const location = response.headers.location;
-        if (response.status >= 300 && response.status < 400 && location !== undefined) {
-          if (hop >= MAX_REDIRECTS)
-            return toolError(`\`${NAME}\`: more than ${MAX_REDIRECTS} redirects from ${args.url}.`);
-          hops.push(url.href);
-          url = new URL(location, url);
-          // As browsers do: 303, and 301/302 after a POST, become a GET without a body.
-          if (
-            response.status === 303 ||
-            ((response.status === 301 || response.status === 302) && method === 'POST')
-          ) {
-            method = 'GET';
-            body = undefined;
-          }
-          continue;
-        }
-        return render(method, url, response, hops);
-      }
-    },
-  };
+}
+
+interface FetchContext {
+  signal: AbortSignal;
+  limits: BuiltinLimits;
+  net: Scope;
+  resolve: ResolveHost;
+}
+
+/** One call: each hop checked against `net` and the address guard, redirects followed. */
+async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promise<ToolOutput> {
+  const { signal, limits } = context;
+  const reserved = Object.keys(args.headers ?? {}).find((h) =>
+    RESERVED_HEADERS.has(h.toLowerCase()),
+  );
+  if (reserved !== undefined)
+    return toolError(
+      `\`${NAME}\` refused: the \`${reserved}\` header is set by arbor, not by a call.`,
+    );
+  const timeoutMs = args.timeout_ms ?? limits.fetchTimeoutMs;
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  let method: string = args.method ?? 'GET';
+  let body = args.body;
+  let url: URL;
+  try {
+    url = new URL(args.url);
+  } catch {
+    return toolError(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
+  }
+  const hops: string[] = [];
+  for (let hop = 0; ; hop += 1) {
+    const target = await checkTarget(url, context.net, context.resolve);
+    if (!target.ok) {
+      const from = hops.length > 0 ? ` (redirected from ${hops.join(' → ')})` : '';
+      return toolError(`\`${NAME}\` refused: ${target.reason}${from}.`);
+    }
+    let response: PinnedResponse;
+    try {
+      response = await fetchPinned({
+        url,
+        address: target.address,
+        family: target.family,
+        method,
+        headers: { 'user-agent': 'arbor http.fetch', ...args.headers },
+        body,
+        maxBytes: limits.fetchMaxBytes,
+        signal: deadline,
+      });
+    } catch (error) {
+      signal.throwIfAborted();
+      if (deadline.aborted)
+        return toolError(`\`${NAME}\`: ${url.href} did not answer within ${timeoutMs} ms.`);
+      const why = error instanceof Error ? error.message : String(error);
+      return toolError(`\`${NAME}\`: ${url.href} failed: ${why}.`);
+    }
+    const location = response.headers.location;
+    if (response.status < 300 || response.status >= 400 || location === undefined)
+      return render(method, url, response, hops);
+    if (hop >= MAX_REDIRECTS)
+      return toolError(`\`${NAME}\`: more than ${MAX_REDIRECTS} redirects from ${args.url}.`);
+    hops.push(url.href);
+    url = new URL(location, url);
+    // As browsers do: 303, and 301/302 after a POST, become a GET without a body.
+    const moved = response.status === 301 || response.status === 302;
+    const toGet = response.status === 303 || (moved && method === 'POST');
+    if (toGet) {
+      method = 'GET';
+      body = undefined;
+    }
+  }
 }
 
 type Target = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
@@ -164,6 +192,8 @@ async function checkTarget(url: URL, net: Scope, resolve: ResolveHost): Promise<
   }
   const first = addresses[0];
   if (first === undefined) return { ok: false, reason: `${host} has no address` };
+  // The address classifier (ipaddr.js) is loaded on first use, as the resolver is.
+  const { specialAddress } = await import('../../authority/special-addresses.js');
   const special = specialAddress(first.address);
   const named = decision.named || permitsNet(net, first.address, port).named;
   if (special !== undefined && !named) {
