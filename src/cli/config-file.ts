@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { BudgetWindowSchema } from '../supervisor/budget/index.js';
-import { PolicyRulesSchema } from '../tools/index.js';
+import { PolicyRulesSchema, ToolPatternSchema } from '../tools/index.js';
 import {
   ArborError,
   McpServerSpecSchema,
@@ -102,7 +102,7 @@ export const ConfigFileSchema = z.strictObject({
       /** The risk score (0–1) at which egress is held as for the trifecta; 1 turns it off. */
       risk_ask_at: z.number().gt(0).max(1).optional(),
       /** Tool patterns (`github.*`) whose results count as untrusted content. */
-      untrusted_tools: z.array(z.string().min(1)).optional(),
+      untrusted_tools: z.array(ToolPatternSchema).optional(),
     })
     .optional(),
   agent: z

@@ -67,6 +67,7 @@ export {
   PolicyMatchSchema,
   PolicyRuleSchema,
   PolicyRulesSchema,
+  ToolPatternSchema,
   checkTrifecta,
   couldApply,
   effectiveServerTags,

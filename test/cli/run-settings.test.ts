@@ -188,6 +188,37 @@ describe('resolveRunSettings', () => {
     expect(() => resolveRunSettings('x', { ...base, config }, {})).toThrow(message);
   });
 
+  it('reads the [security] section, with --sandbox over it', () => {
+    const config = configFile(
+      '[security]\nsandbox = "required"\nruntime_trifecta = "deny"\nrisk_ask_at = 0.5\nsensitive_paths = ["prod.yml"]\nuntrusted_tools = ["github.*"]\n',
+    );
+    const settings = resolveRunSettings('x', { ...base, config }, {});
+    expect(settings.security).toEqual({
+      sandbox: 'required',
+      runtimeTrifecta: { mode: 'deny', sensitive_paths: ['prod.yml'], risk_ask_at: 0.5 },
+      untrustedTools: ['github.*'],
+    });
+    expect(resolveRunSettings('x', { ...base, config, sandbox: 'off' }, {}).security.sandbox).toBe(
+      'off',
+    );
+    expect(resolveRunSettings('x', base, {}).security).toEqual({
+      sandbox: 'auto',
+      runtimeTrifecta: { mode: 'ask', sensitive_paths: [], risk_ask_at: 0.8 },
+      untrustedTools: [],
+    });
+  });
+
+  it.each([
+    ['[security]\nsandbox = "maybe"\n', '`security.sandbox`'],
+    ['[security]\nruntime_trifecta = "sometimes"\n', '`security.runtime_trifecta`'],
+    ['[security]\nrisk_ask_at = 1.5\n', '`security.risk_ask_at`'],
+    ['[security]\nuntrusted_tools = ["git*hub"]\n', 'a `*` only at the end'],
+    ['[grant]\nnet = ["exa mple.com"]\n', 'grant.net: `exa mple.com`: expected a host name'],
+  ])('rejects a bad security setting %j', (text, message) => {
+    const config = configFile(text);
+    expect(() => resolveRunSettings('x', { ...base, config }, {})).toThrow(message);
+  });
+
   it('rejects a bad --budget-usd', () => {
     expect(() => resolveRunSettings('x', { ...base, 'budget-usd': 'free' }, {})).toThrow(
       '--budget-usd',

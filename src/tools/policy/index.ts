@@ -30,6 +30,7 @@ export {
   PolicyMatchSchema,
   PolicyRuleSchema,
   PolicyRulesSchema,
+  ToolPatternSchema,
   type CallerKind,
   type PolicyAction,
   type PolicyMatch,

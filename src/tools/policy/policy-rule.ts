@@ -11,7 +11,7 @@ export const PolicyActionSchema = z.enum(['allow', 'deny', 'ask']);
 export type PolicyAction = z.infer<typeof PolicyActionSchema>;
 
 /** A tool-name pattern with the allow-list syntax: `*`, an exact name, or `prefix*`. */
-const ToolPatternSchema = z
+export const ToolPatternSchema = z
   .string()
   .min(1)
   .refine((pattern) => !pattern.slice(0, -1).includes('*'), {
