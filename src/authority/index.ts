@@ -16,6 +16,7 @@ export { leafCaveats, withWriteLane } from './leaf-caveats.js';
 export { completeRequest, meetGrant } from './meet-grant.js';
 export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
 export {
+  canonicalPath,
   isInside,
   meetPathScopes,
   normalizePath,

@@ -1,3 +1,4 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ArborError, type Scope } from '../protocol/index.js';
@@ -175,4 +176,31 @@ function isMissing(error: unknown): boolean {
 function errnoOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;
+}
+
+/**
+ * The real path of the absolute path `p`, synchronously: every symlink resolved, a missing tail
+ * resolved through its nearest existing parent, a dangling link followed to where it points. A
+ * symlink loop leaves the path as it is. For paths a run is given (its grant, its store) when it
+ * starts, so what is granted is what is there, not a link that can be swapped later.
+ */
+export function canonicalPath(p: string, hops = 0): string {
+  const abs = path.resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch (error) {
+    if (errnoOf(error) === 'ELOOP' || hops > MAX_LINK_HOPS) return abs;
+    if (!isMissing(error)) return abs;
+  }
+  const parent = path.dirname(abs);
+  if (parent === abs) return abs;
+  const candidate = path.join(canonicalPath(parent, hops), path.basename(abs));
+  let target: string | undefined;
+  try {
+    target = lstatSync(candidate).isSymbolicLink() ? readlinkSync(candidate) : undefined;
+  } catch {
+    target = undefined;
+  }
+  if (target === undefined) return candidate;
+  return canonicalPath(path.resolve(path.dirname(candidate), target), hops + 1);
 }

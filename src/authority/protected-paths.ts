@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ProtectedPath } from '../protocol/index.js';
-import { isInside } from './path-scope.js';
+import { canonicalPath, isInside } from './path-scope.js';
 
 /** arbor's state directory, relative to the working directory the run starts in. */
 export const STATE_DIR = '.arbor';
@@ -24,13 +24,15 @@ export interface RunStateOptions {
  * store with its `-wal`, `-shm` and `-journal` files (never read, never written), arbor's state
  * directory `.arbor/` (never written; never read while the store lives in it), the files given as
  * `readOnly` (a plan and its run-log) and any cache. Only these paths: never the whole working
- * directory, even when the store sits in it.
+ * directory, even when the store sits in it. Paths are taken as the real paths they are when the
+ * run starts.
  */
 export function runStatePaths(options: RunStateOptions): ProtectedPath[] {
   const out: ProtectedPath[] = [];
-  const state = path.resolve(options.cwd, STATE_DIR);
+  const real = (p: string): string => canonicalPath(path.resolve(options.cwd, p));
+  const state = real(STATE_DIR);
   if (options.dbPath !== ':memory:') {
-    const db = path.resolve(options.cwd, options.dbPath);
+    const db = real(options.dbPath);
     for (const suffix of STORE_SUFFIXES)
       out.push({ path: `${db}${suffix}`, kind: 'file', readable: false });
     out.push({ path: state, kind: 'dir', readable: !isInside(state, db) });
@@ -38,9 +40,9 @@ export function runStatePaths(options: RunStateOptions): ProtectedPath[] {
     out.push({ path: state, kind: 'dir', readable: true });
   }
   for (const file of options.readOnly ?? [])
-    out.push({ path: path.resolve(options.cwd, file), kind: 'file', readable: true });
+    out.push({ path: real(file), kind: 'file', readable: true });
   for (const dir of options.caches ?? [])
-    out.push({ path: path.resolve(options.cwd, dir), kind: 'dir', readable: false });
+    out.push({ path: real(dir), kind: 'dir', readable: false });
   return dedupe(out);
 }
 

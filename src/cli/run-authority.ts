@@ -8,7 +8,8 @@ import {
   type RuntimeTrifecta,
   type Scope,
 } from '../protocol/index.js';
-import { parseNetEntry } from '../authority/index.js';
+import path from 'node:path';
+import { canonicalPath, parseNetEntry } from '../authority/index.js';
 import type { ConfigFile } from './config-file.js';
 import type { RunFlags } from './run-settings.js';
 
@@ -95,9 +96,13 @@ export function resolveGrant(
   const file = config?.grant;
   const net = axis('net') ?? file?.net ?? 'all';
   checkNet(net, flags.net !== undefined ? '--net' : `${flags.config ?? 'config'}: grant.net`);
+  // Paths are granted as the real paths they are now: an entry that is a symlink grants what it
+  // points at today, and a link planted inside the grant later grants nothing.
+  const real = (scope: Scope): Scope =>
+    scope === 'all' ? 'all' : scope.map((entry) => canonicalPath(path.resolve(cwd, entry)));
   return {
-    fs_read: axis('fs-read') ?? file?.fs_read ?? [cwd],
-    fs_write: axis('fs-write') ?? file?.fs_write ?? [cwd],
+    fs_read: real(axis('fs-read') ?? file?.fs_read ?? [cwd]),
+    fs_write: real(axis('fs-write') ?? file?.fs_write ?? [cwd]),
     exec: axis('exec') ?? file?.exec ?? 'all',
     net,
     max_calls: file?.max_calls ?? 'unlimited',

@@ -6,7 +6,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithSandbox } from '../helpers/sandbox.js';
-import { RUN_KEY, scriptedRun, workspace } from '../helpers/scripted-run.js';
+import { fakeLlm } from '../helpers/fake-llm.js';
+import { runArbor } from '../helpers/run-arbor.js';
+import { RUN_KEY, rounds, scriptedRun, workspace } from '../helpers/scripted-run.js';
 
 /** One exec call per command, all in one step, then an answer. */
 function execAll(...commands: string[]): Record<string, unknown>[] {
@@ -69,6 +71,63 @@ describeWithSandbox('escapes from the exec sandbox, through arbor run (default g
     });
     expect(run.code, run.stderr).toBe(0);
     for (const result of run.results) expect(result).not.toContain('TOP-SECRET-OUTSIDE');
+    expect(existsSync(path.join(outside, 'pwned'))).toBe(false);
+  });
+
+  it('cannot reach outside through a link a parent planted and granted to a child', async () => {
+    const { ws, outside } = await workspace();
+    const llm = await fakeLlm({
+      scripts: [
+        {
+          match: { contains: 'Child: use out' },
+          steps: rounds(
+            {
+              tool_calls: [
+                { name: 'fs.write', args: { path: 'out/planted.txt', content: 'x' } },
+                { name: 'fs.read', args: { path: 'out/secret.txt' } },
+                { name: 'exec', args: { command: 'cat out/secret.txt; touch out/pwned' } },
+              ],
+            },
+            { text: 'child done' },
+          ),
+        },
+        {
+          steps: rounds(
+            {
+              tool_calls: [
+                { name: 'exec', args: { command: 'ln -s ../outside out && ln -s / root' } },
+              ],
+            },
+            {
+              tool_calls: [
+                {
+                  name: 'subagent.run',
+                  args: {
+                    instruction: 'Child: use out',
+                    caveats: { fs_read: ['out', 'root'], fs_write: ['out'] },
+                  },
+                },
+              ],
+            },
+            { text: 'parent done' },
+          ),
+        },
+      ],
+    });
+    const run = await runArbor(['run', '--intel', llm.url, '--model', 'm', 'Parent.'], {
+      cwd: ws,
+      env: { ARBOR_DB: '' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const child = llm.requests
+      .map((r) => r.body as { messages: { role: string; content: unknown }[] })
+      .filter((b) => b.messages.some((m) => m.role === 'user' && m.content === 'Child: use out'))
+      .map((b) => JSON.stringify(b))
+      .at(-1);
+    expect(child).toContain('outside fs_write');
+    expect(child).toContain('not mounted:');
+    expect(child).not.toContain('TOP-SECRET-OUTSIDE');
+    expect(existsSync(path.join(outside, 'planted.txt'))).toBe(false);
     expect(existsSync(path.join(outside, 'pwned'))).toBe(false);
   });
 

@@ -78,7 +78,8 @@ export function execTool(context: BuiltinContext): Tool {
       }
       // The process group is gone by now; a cancelled call ends as a cancellation, not a result.
       if (result.stopped?.why === 'cancelled') signal.throwIfAborted();
-      return { content: render(result, timeoutMs), isError: result.exitCode !== 0 };
+      const notes = prepared.notes.map((note) => `[sandbox: ${note}]\n`).join('');
+      return { content: notes + render(result, timeoutMs), isError: result.exitCode !== 0 };
     },
   };
 }

@@ -80,7 +80,7 @@ export class PathGuard {
     if (lexicalBlock !== undefined) return refuse(lexicalBlock);
     const real = await resolveReal(shown, signal === undefined ? {} : { signal });
     if (real === undefined) return refuse('is part of a symlink loop');
-    if (!(await this.#permitsReal(scope, real, signal))) {
+    if (!this.#permitsReal(scope, real)) {
       return refuse(
         `resolves through a symlink to ${real}, outside ${axis} (allowed: ${this.#describe(scope)})`,
       );
@@ -112,14 +112,15 @@ export class PathGuard {
     return this.#realProtect;
   }
 
-  /** Is the real path inside the real path of some scope entry? */
-  async #permitsReal(scope: Scope, real: string, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Is the real path inside some scope entry, taken as written? Entries are never followed
+   * through symlinks: the run's grant is made of real paths when the run starts, so an entry that
+   * resolves elsewhere now is a link someone planted (`ln -s ../outside out`, then a child asked
+   * for `out`), and following it would hand out what no ancestor held.
+   */
+  #permitsReal(scope: Scope, real: string): boolean {
     if (scope === 'all') return true;
-    for (const entry of scope) {
-      const realEntry = await resolveReal(normalizePath(entry, { cwd: this.#cwd }), opts(signal));
-      if (realEntry !== undefined && isInside(realEntry, real)) return true;
-    }
-    return false;
+    return scope.some((entry) => isInside(normalizePath(entry, { cwd: this.#cwd }), real));
   }
 
   #describe(scope: Scope): string {

@@ -1,5 +1,5 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import path from 'node:path';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { canonicalPath } from '../../authority/index.js';
 
 /** What the sandbox planner needs to know of the filesystem; a fake stands in for it in tests. */
 export interface FsView {
@@ -27,12 +27,6 @@ export const nodeFsView: FsView = {
     }
   },
   readlink: (p) => readlinkSync(p),
-  real(p) {
-    try {
-      return realpathSync(p);
-    } catch {
-      const parent = path.dirname(p);
-      return parent === p ? p : path.join(this.real(parent), path.basename(p));
-    }
-  },
+  // A dangling link is followed to where it points, as a write through it would go.
+  real: (p) => canonicalPath(p),
 };

@@ -30,6 +30,8 @@ export type PreparedCommand =
       /** The argument vector the shell is started under (`bwrap … --`); absent: run directly. */
       wrap: string[] | undefined;
       env: Record<string, string>;
+      /** What the command is told about its sandbox: grant entries that were not mounted. */
+      notes: string[];
     }
   | { ok: false; message: string };
 
@@ -43,11 +45,12 @@ export type PreparedCommand =
  */
 export function prepareCommand(options: CommandSandboxOptions): PreparedCommand {
   const { settings, caveats } = options;
-  if (settings.mode === 'off') return { ok: true, wrap: undefined, env: { ...options.env } };
+  if (settings.mode === 'off')
+    return { ok: true, wrap: undefined, env: { ...options.env }, notes: [] };
   if (settings.mode === 'unavailable') {
     const unrestricted =
       caveats.fs_read === 'all' && caveats.fs_write === 'all' && caveats.net === 'all';
-    if (unrestricted) return { ok: true, wrap: undefined, env: { ...options.env } };
+    if (unrestricted) return { ok: true, wrap: undefined, env: { ...options.env }, notes: [] };
     return {
       ok: false,
       message:
@@ -80,7 +83,8 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
   }
   const env: Record<string, string> = { ...options.env, HOME: plan.home };
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (name in env) env[name] = '/tmp';
-  return { ok: true, wrap: [settings.bwrap ?? 'bwrap', ...bwrapArgs(plan), '--'], env };
+  const notes = plan.skipped.map((entry) => `not mounted: ${entry.path} (${entry.why})`);
+  return { ok: true, wrap: [settings.bwrap ?? 'bwrap', ...bwrapArgs(plan), '--'], env, notes };
 }
 
 function makePlaceholder(placeholder: { path: string; kind: 'file' | 'dir' }): void {

@@ -29,6 +29,8 @@ export interface SandboxSpec {
 
 export interface MountPlan {
   mounts: Mount[];
+  /** Grant entries not mounted: a symlink where a real path was granted, a path under `/proc`. */
+  skipped: SkippedEntry[];
   /** Protected paths that do not exist yet but could be created: made empty before the start. */
   placeholders: { path: string; kind: 'file' | 'dir' }[];
   /** `HOME` inside the sandbox. */
@@ -100,7 +102,9 @@ export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
     { op: 'tmpfs', dest: '/tmp', why: 'private' },
   );
 
-  const binds = writeAll ? [] : grantBinds(spec, fs, readAll);
+  const { binds, links, skipped } = writeAll
+    ? { binds: [], links: [], skipped: [] }
+    : grantBinds(spec, fs, readAll);
   const realHome = spec.home === undefined ? undefined : fs.real(spec.home);
   const keepHome =
     realHome !== undefined && (writeAll || binds.some((b) => b.rw && isInside(b.dest, realHome)));
@@ -112,17 +116,26 @@ export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
       dest: bind.dest,
       why: bind.why,
     });
-  mounts.push(...lexicalLinks(spec, fs, binds, readAll || writeAll));
+  for (const link of links)
+    if (!binds.some((b) => isInside(b.dest, path.dirname(link.dest)))) mounts.push(link);
 
   const root: Access = writeAll ? 'rw' : readAll ? 'ro' : 'none';
   const access = (p: string): Access => accessOf(p, binds, root);
-  const { protections, placeholders } = protect(spec.protect, fs, binds, access, writeAll);
+  const secrets = toolchainSecrets(binds, fs);
+  const { protections, placeholders } = protect(
+    [...spec.protect, ...secrets],
+    fs,
+    binds,
+    access,
+    writeAll,
+  );
   mounts.push(...protections);
 
   const cwd = fs.real(spec.cwd);
   if (access(cwd) === 'none' && cwd !== '/') mounts.push({ op: 'dir', dest: cwd, why: 'private' });
   return {
     mounts,
+    skipped,
     placeholders,
     home: keepHome && spec.home !== undefined ? spec.home : PRIVATE_HOME,
     cwd,
@@ -148,33 +161,40 @@ function systemMounts(fs: FsView): Mount[] {
 }
 
 /**
- * The toolchain, `fs_read` and `fs_write` binds, at real paths, shallow first: a read-only bind
- * inside a writable one is dropped (the writable one already shows it), so a path is writable
- * exactly when some `fs_write` entry holds it.
+ * The toolchain, `fs_read` and `fs_write` binds, shallow first: a read-only bind inside a writable
+ * one is dropped (the writable one already shows it), so a path is writable exactly when some
+ * `fs_write` entry holds it.
+ *
+ * A grant entry is bound only where it is its own real path. The run's grant is made of real
+ * paths when it starts, so an entry that resolves elsewhere now — `out` after a parent ran `ln -s
+ * ../outside out` and asked for it in a child's grant, or a link that replaced a directory — is
+ * skipped (and reported), never followed: following it would show what no ancestor held.
  */
-function grantBinds(spec: SandboxSpec, fs: FsView, readAll: boolean): Bind[] {
+function grantBinds(
+  spec: SandboxSpec,
+  fs: FsView,
+  readAll: boolean,
+): { binds: Bind[]; links: Mount[]; skipped: SkippedEntry[] } {
   const entries: Bind[] = [];
-  const add = (p: string, rw: boolean, why: MountWhy): void => {
-    const real = fs.real(path.resolve(spec.cwd, p));
-    if (NEVER_BOUND.some((root) => isInside(root, real))) return;
-    if (fs.kind(real) === 'missing') return;
-    entries.push({ dest: real, rw, why });
-  };
-  if (!readAll) {
-    for (const entry of spec.pathEntries) {
-      const dir = toolchainRoot(entry, spec.home);
-      if (
-        dir !== undefined &&
-        !SYSTEM_DIRS.some((sys) => isInside(sys, dir)) &&
-        fs.kind(dir) !== 'missing'
-      )
-        add(dir, false, 'toolchain');
+  const skipped: SkippedEntry[] = [];
+  const grant = (p: string, rw: boolean, why: MountWhy): void => {
+    const lexical = path.resolve(spec.cwd, p);
+    if (NEVER_BOUND.some((root) => isInside(root, lexical))) {
+      skipped.push({ path: lexical, why: 'the sandbox has its own' });
+      return;
     }
-    if (spec.caveats.fs_read !== 'all')
-      for (const p of spec.caveats.fs_read) add(p, false, 'fs_read');
-  }
+    const real = fs.real(lexical);
+    if (real !== lexical) {
+      skipped.push({ path: lexical, why: `it is a symlink now, to ${real}` });
+      return;
+    }
+    if (fs.kind(real) !== 'missing') entries.push({ dest: real, rw, why });
+  };
+  if (!readAll && spec.caveats.fs_read !== 'all')
+    for (const p of spec.caveats.fs_read) grant(p, false, 'fs_read');
   if (spec.caveats.fs_write !== 'all')
-    for (const p of spec.caveats.fs_write) add(p, true, 'fs_write');
+    for (const p of spec.caveats.fs_write) grant(p, true, 'fs_write');
+  const links = readAll ? [] : toolchains(spec, fs, entries);
   // A bind inside another that already shows it as well (the same way, or writably) adds nothing.
   const kept = entries.filter(
     (b) => !entries.some((o) => o.dest !== b.dest && isInside(o.dest, b.dest) && (o.rw || !b.rw)),
@@ -184,51 +204,82 @@ function grantBinds(spec: SandboxSpec, fs: FsView, readAll: boolean): Bind[] {
     const seen = byDest.get(bind.dest);
     if (seen === undefined || (bind.rw && !seen.rw)) byDest.set(bind.dest, bind);
   }
-  return [...byDest.values()].sort((a, b) => depth(a.dest) - depth(b.dest));
+  return {
+    binds: [...byDest.values()].sort((a, b) => depth(a.dest) - depth(b.dest)),
+    links,
+    skipped,
+  };
+}
+
+/** Files in a toolchain's prefix that hold credentials (a global `npmrc` may hold a token). */
+const TOOLCHAIN_SECRETS = ['etc/npmrc', '.npmrc', 'credentials', 'credentials.toml'];
+
+/** The credential files inside the mounted toolchains, masked like the store. */
+function toolchainSecrets(binds: readonly Bind[], fs: FsView): ProtectedPath[] {
+  return binds
+    .filter((bind) => bind.why === 'toolchain')
+    .flatMap((bind) => TOOLCHAIN_SECRETS.map((file) => path.join(bind.dest, file)))
+    .filter((file) => fs.kind(file) === 'file')
+    .map((file) => ({ path: file, kind: 'file', readable: false }));
+}
+
+/** A grant entry the sandbox did not mount, and why. */
+export interface SkippedEntry {
+  path: string;
+  why: string;
+}
+
+/**
+ * The toolchains on `PATH`, read-only, added to `entries`; a symlink at an entry's written path
+ * when it differs from the real one. A `PATH` entry the grant already shows is left to the grant
+ * (an agent may write there, so its links are not followed); one whose real path would show `/`,
+ * `/proc` or a home directory is not mounted at all.
+ */
+function toolchains(spec: SandboxSpec, fs: FsView, entries: Bind[]): Mount[] {
+  const links: Mount[] = [];
+  const home = spec.home === undefined ? undefined : path.resolve(spec.home);
+  const granted = (p: string): boolean => entries.some((b) => isInside(b.dest, p));
+  for (const entry of spec.pathEntries) {
+    const dir = toolchainRoot(entry, home);
+    if (dir === undefined || SYSTEM_DIRS.some((sys) => isInside(sys, dir))) continue;
+    if (granted(dir) || fs.kind(dir) === 'missing') continue;
+    const real = fs.real(dir);
+    const tooWide =
+      NEVER_BOUND.some((root) => isInside(real, root)) ||
+      (home !== undefined && isInside(real, home)) ||
+      SYSTEM_DIRS.some((sys) => isInside(sys, real)) ||
+      granted(real);
+    if (tooWide) continue;
+    entries.push({ dest: real, rw: false, why: 'toolchain' });
+    if (real !== dir && !links.some((m) => m.dest === dir))
+      links.push({ op: 'symlink', target: real, dest: dir, why: 'link' });
+  }
+  return links;
 }
 
 /**
  * The directory to mount for a `PATH` entry: a toolchain's prefix for an entry named `bin`,
- * `sbin` or `shims` (`~/.nvm/versions/node/v22`, `~/.cargo`, `~/.pyenv`), so the files it links
- * to beside its `bin` are there too — unless that prefix is `/`, a home directory or a direct
- * child of `/home`, which would show far more than a toolchain. `undefined` for a relative entry.
+ * `sbin` or `shims` deep enough to be one (`~/.nvm/versions/node/v22`, `/opt/go`), so the files
+ * it links to beside its `bin` are there too; otherwise the entry itself. A prefix that is `/`, a
+ * home directory, or a directory directly in a home directory, `/home` or `/` (`~/.cargo`,
+ * `~/.local`, `/opt`) is too wide: it holds more than a toolchain (credentials, keyrings,
+ * history), so only the `bin` directory is mounted; grant such a toolchain's home in `fs_read` to
+ * use it. `undefined` for a relative entry.
  */
 export function toolchainRoot(entry: string, home: string | undefined): string | undefined {
   if (!path.isAbsolute(entry)) return undefined;
   const dir = path.resolve(entry);
   if (!TOOLCHAIN_BIN_NAMES.has(path.basename(dir))) return dir;
   const parent = path.dirname(dir);
+  const homeDir = home === undefined ? undefined : path.resolve(home);
+  const grandparent = path.dirname(parent);
   const tooWide =
     parent === '/' ||
-    parent === (home === undefined ? undefined : path.resolve(home)) ||
-    path.dirname(parent) === '/home' ||
-    path.dirname(parent) === '/';
+    parent === homeDir ||
+    grandparent === homeDir ||
+    grandparent === '/home' ||
+    grandparent === '/';
   return tooWide ? dir : parent;
-}
-
-/** A symlink at an entry's written path when it differs from the real one and nothing shows it. */
-function lexicalLinks(
-  spec: SandboxSpec,
-  fs: FsView,
-  binds: readonly Bind[],
-  rootBound: boolean,
-): Mount[] {
-  if (rootBound) return [];
-  const out: Mount[] = [];
-  const scopes = [spec.caveats.fs_read, spec.caveats.fs_write, [spec.cwd]];
-  for (const scope of scopes) {
-    if (scope === 'all') continue;
-    for (const entry of scope) {
-      const lexical = path.resolve(spec.cwd, entry);
-      const real = fs.real(lexical);
-      if (real === lexical || !binds.some((b) => b.dest === real)) continue;
-      const shown = binds.some((b) => isInside(b.dest, path.dirname(lexical)));
-      if (shown || NEVER_BOUND.some((dir) => isInside(dir, lexical))) continue;
-      if (out.some((m) => m.dest === lexical)) continue;
-      out.push({ op: 'symlink', target: real, dest: lexical, why: 'link' });
-    }
-  }
-  return out;
 }
 
 type Access = 'rw' | 'ro' | 'none';

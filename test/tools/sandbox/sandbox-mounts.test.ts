@@ -58,7 +58,12 @@ const MACHINE: Record<string, 'dir' | 'file'> = {
   '/opt/tool/bin/tool': 'file',
   '/opt/tool/lib/tool.js': 'file',
 };
-const FS = fakeFs(MACHINE, { '/bin': 'usr/bin' });
+const FS = fakeFs(MACHINE, {
+  '/bin': 'usr/bin',
+  // Links an agent planted in its workspace: granting them must not grant where they point.
+  '/work/repo/out': '/work/other',
+  '/work/repo/rootlink': '/',
+});
 const CWD = '/work/repo';
 
 type State =
@@ -112,7 +117,18 @@ const QUERIES = [
 
 const SYSTEM = ['/usr', '/bin', '/etc/passwd', '/etc/ssl'];
 
-const entry = fc.constantFrom('/work', CWD, 'src', '/data', '/home/u', '/tmp/t', '/', '/proc');
+const entry = fc.constantFrom(
+  '/work',
+  CWD,
+  'src',
+  'out',
+  'rootlink',
+  '/data',
+  '/home/u',
+  '/tmp/t',
+  '/',
+  '/proc',
+);
 const scope: fc.Arbitrary<Scope> = fc.oneof(
   { weight: 1, arbitrary: fc.constant('all' as const) },
   { weight: 4, arbitrary: fc.uniqueArray(entry, { maxLength: 3 }) },
@@ -244,22 +260,48 @@ describe('planMounts', () => {
     });
   });
 
-  it('mounts a grant at its real path, with a link where it was named', () => {
-    const linked = fakeFs({ ...MACHINE }, { '/bin': 'usr/bin', '/srv/data': '/data' });
-    const mounts = planMounts(spec(['/srv/data'], [], []), linked).mounts;
-    expect(mounts).toContainEqual({ op: 'ro-bind', src: '/data', dest: '/data', why: 'fs_read' });
-    expect(mounts).toContainEqual({
-      op: 'symlink',
-      target: '/data',
-      dest: '/srv/data',
-      why: 'link',
+  it('never follows a grant entry that is a symlink now, and says so', () => {
+    const linked = fakeFs(
+      { ...MACHINE },
+      { '/bin': 'usr/bin', '/work/repo/out': '/work/other', '/work/repo/root': '/' },
+    );
+    const plan = planMounts(spec(['/work/repo/root'], ['/work/repo/out'], []), linked);
+    expect(plan.mounts.some((m) => 'src' in m && (m.src === '/work/other' || m.src === '/'))).toBe(
+      false,
+    );
+    expect(plan.skipped).toEqual([
+      { path: '/work/repo/root', why: 'it is a symlink now, to /' },
+      { path: '/work/repo/out', why: 'it is a symlink now, to /work/other' },
+    ]);
+    expect(stateAt(plan.mounts, '/proc/1/environ').kind).not.toBe('host');
+  });
+
+  it('leaves a PATH entry the grant shows to the grant: a link planted there is not followed', () => {
+    const planted = fakeFs({ ...MACHINE }, { '/bin': 'usr/bin', '/work/repo/.venv': '/' });
+    const plan = planMounts(
+      { ...spec([CWD], [CWD], []), pathEntries: ['/work/repo/.venv/bin', '/opt/tool/bin'] },
+      planted,
+    );
+    expect(plan.mounts.some((m) => 'src' in m && m.src === '/')).toBe(false);
+    expect(plan.mounts).toContainEqual({
+      op: 'ro-bind',
+      src: '/opt/tool',
+      dest: '/opt/tool',
+      why: 'toolchain',
     });
+  });
+
+  it('masks a credential file in a mounted toolchain', () => {
+    const machine = fakeFs({ ...MACHINE, '/opt/tool/etc/npmrc': 'file' }, { '/bin': 'usr/bin' });
+    const plan = planMounts(spec([CWD], [CWD], []), machine);
+    expect(plan.mounts).toContainEqual({ op: 'mask', dest: '/opt/tool/etc/npmrc', why: 'protect' });
   });
 
   it.each([
     ['/home/u/.nvm/versions/node/v22/bin', '/home/u/.nvm/versions/node/v22'],
-    ['/home/u/.cargo/bin', '/home/u/.cargo'],
-    ['/home/u/.pyenv/shims', '/home/u/.pyenv'],
+    ['/home/u/.cargo/bin', '/home/u/.cargo/bin'],
+    ['/home/u/.pyenv/shims', '/home/u/.pyenv/shims'],
+    ['/home/u/.local/bin', '/home/u/.local/bin'],
     ['/home/u/bin', '/home/u/bin'],
     ['/opt/bin', '/opt/bin'],
     ['/home/bin', '/home/bin'],
