@@ -32,6 +32,7 @@ export {
   formatNetEntry,
   grantsNet,
   meetNetScopes,
+  namedHosts,
   normalizeHost,
   parseNetEntry,
   permitsNet,

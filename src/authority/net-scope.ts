@@ -98,7 +98,11 @@ export interface NetDecision {
   named: boolean;
 }
 
-export function permitsNet(scope: Scope, host: string, port: number): NetDecision {
+export function permitsNet(
+  scope: 'all' | readonly string[],
+  host: string,
+  port: number,
+): NetDecision {
   if (scope === 'all') return { allowed: true, named: false };
   const target = normalizeHost(host);
   if (target === undefined) return { allowed: false, named: false };
@@ -116,6 +120,17 @@ export function permitsNet(scope: Scope, host: string, port: number): NetDecisio
     }
   }
   return { allowed, named };
+}
+
+/**
+ * The entries of a run's `net` grant that name one host or address exactly (no wildcard): what
+ * the payload's `named_hosts` holds. `all` names nothing.
+ */
+export function namedHosts(scope: Scope): string[] {
+  if (scope === 'all') return [];
+  return readable(scope)
+    .filter((entry) => !entry.wildcard)
+    .map(formatNetEntry);
 }
 
 /** Does the scope grant any network at all? */

@@ -69,6 +69,7 @@ export async function buildChildTools(
       cwd: options.cwd,
       sandbox: payload.sandbox,
       protect: payload.protected_paths,
+      namedHosts: payload.named_hosts,
     }),
     ...(servers?.sources ?? []),
   ].map((source) => gatedThroughSupervisor(source, gated, remote));

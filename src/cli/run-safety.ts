@@ -1,4 +1,4 @@
-import { runStatePaths } from '../authority/index.js';
+import { namedHosts, runStatePaths } from '../authority/index.js';
 import { ArborError, type SandboxSettings } from '../protocol/index.js';
 import type { RootTemplate, RunStore } from '../supervisor/index.js';
 import { mintMarker, probeSandbox, SANDBOX_HINT } from '../tools/index.js';
@@ -9,7 +9,7 @@ import type { RunSettings } from './run-settings.js';
 export interface RunSafety {
   template: Pick<
     RootTemplate,
-    'sandbox' | 'protected_paths' | 'runtime_trifecta' | 'content_isolation'
+    'sandbox' | 'protected_paths' | 'runtime_trifecta' | 'content_isolation' | 'named_hosts'
   >;
   /** Lines for stderr as the run starts: a sandbox that is off or missing is never silent. */
   notices: string[];
@@ -57,6 +57,7 @@ export async function prepareRunSafety(
         ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       }),
       runtime_trifecta: settings.security.runtimeTrifecta,
+      named_hosts: namedHosts(settings.grant.net),
       content_isolation: {
         marker: mintMarker(),
         untrusted_tools: settings.security.untrustedTools,

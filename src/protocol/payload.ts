@@ -112,6 +112,12 @@ export const SpawnPayloadSchema = z
     protected_paths: z.array(ProtectedPathSchema).default([]),
     /** How the child's `exec` commands are contained. */
     sandbox: SandboxSettingsSchema.prefault({}),
+    /**
+     * The hosts and addresses the operator named exactly in the run's `net` grant: only these may
+     * resolve to a loopback, private or link-local address. Minted at the root, inherited whole:
+     * narrowing `net` down the tree can never turn a host into a named one.
+     */
+    named_hosts: z.array(z.string().min(1)).default([]),
     runtime_trifecta: RuntimeTrifectaSchema.prefault({}),
   })
   .superRefine((payload, ctx) => {

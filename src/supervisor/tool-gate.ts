@@ -215,6 +215,7 @@ export class ToolGate {
         cwd: caller.cwd ?? this.#options.cwd,
         sandbox: caller.payload.sandbox,
         protect: caller.payload.protected_paths,
+        namedHosts: caller.payload.named_hosts,
       })
         .tools()
         .find((t) => t.def.name === name);

@@ -81,6 +81,45 @@ describe('content isolation of fetched pages', () => {
   });
 });
 
+describe('http.fetch and a narrowed grant', () => {
+  it('does not let a child name a loopback address its parent only reached through `all`', async () => {
+    const { ws } = await workspace();
+    const llm = await fakeLlm({
+      scripts: [
+        {
+          match: { contains: 'Child: fetch local' },
+          steps: [{ tool_calls: [fetchCall(`${base}/page`)] }, { text: 'child done' }],
+        },
+        {
+          steps: rounds(
+            {
+              tool_calls: [
+                {
+                  name: 'subagent.run',
+                  args: { instruction: 'Child: fetch local', caveats: { net: [host()] } },
+                },
+              ],
+            },
+            { text: 'parent done' },
+          ),
+        },
+      ],
+    });
+    const run = await runArbor(['run', '--intel', llm.url, '--model', 'm', 'Parent.'], {
+      cwd: ws,
+      env: { ARBOR_DB: '' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const child = llm.requests
+      .map((r) => r.body as { messages: { role: string; content: string }[] })
+      .filter((b) => b.messages.some((m) => m.content === 'Child: fetch local'))
+      .at(-1);
+    const result = child?.messages.find((m) => m.role === 'tool')?.content ?? '';
+    expect(result).toContain('127.0.0.1, a loopback address');
+    expect(result).not.toContain('An ordinary page');
+  });
+});
+
 describe('the runtime trifecta', () => {
   it('holds egress once a node is both sensitive and exposed, failing at once with no one to ask', async () => {
     const { ws } = await workspace({ '.env': 'API_TOKEN=abc123\n' });

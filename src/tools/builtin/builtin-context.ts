@@ -57,4 +57,6 @@ export interface BuiltinContext {
   sandbox: SandboxSettings;
   /** The run's own state: outside every grant, for the file tools and the sandbox alike. */
   protect: readonly ProtectedPath[];
+  /** The hosts the operator named exactly (`named_hosts`): the only way to a private address. */
+  namedHosts: readonly string[];
 }

@@ -34,6 +34,8 @@ export interface BuiltinToolsOptions {
   sandbox: SandboxSettings;
   /** The run's own state, outside every grant (the payload's `protected_paths`). */
   protect: readonly ProtectedPath[];
+  /** The payload's `named_hosts` (default none): what may resolve to a private address. */
+  namedHosts?: readonly string[];
 }
 
 /**
@@ -79,6 +81,7 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
     env: execEnv(process.env, options.env),
     sandbox: options.sandbox,
     protect: options.protect,
+    namedHosts: options.namedHosts ?? [],
   };
 }
 

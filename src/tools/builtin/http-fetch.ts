@@ -57,7 +57,13 @@ export function httpFetchTool(
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
       if (!parsed.ok) return toolError(parsed.message);
-      return fetchWithRedirects(parsed.args, { signal, limits, net: caveats.net, resolve });
+      return fetchWithRedirects(parsed.args, {
+        signal,
+        limits,
+        net: caveats.net,
+        named: context.namedHosts,
+        resolve,
+      });
     },
   };
 }
@@ -102,6 +108,8 @@ interface FetchContext {
   signal: AbortSignal;
   limits: BuiltinLimits;
   net: Scope;
+  /** The hosts the operator named exactly: the only ones that may resolve to a private address. */
+  named: readonly string[];
   resolve: ResolveHost;
 }
 
@@ -127,7 +135,7 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
   }
   const hops: string[] = [];
   for (let hop = 0; ; hop += 1) {
-    const target = await checkTarget(url, context.net, context.resolve);
+    const target = await checkTarget(url, context);
     if (!target.ok) {
       const from = hops.length > 0 ? ` (redirected from ${hops.join(' → ')})` : '';
       return toolError(`\`${NAME}\` refused: ${target.reason}${from}.`);
@@ -171,7 +179,10 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
 type Target = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
 /** The address to connect to, if `net` allows this URL; otherwise why not. */
-async function checkTarget(url: URL, net: Scope, resolve: ResolveHost): Promise<Target> {
+async function checkTarget(
+  url: URL,
+  { net, named, resolve }: Pick<FetchContext, 'net' | 'named' | 'resolve'>,
+): Promise<Target> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return { ok: false, reason: `\`${url.protocol}\` URLs are not fetched, only http: and https:` };
   if (url.username !== '' || url.password !== '')
@@ -195,8 +206,10 @@ async function checkTarget(url: URL, net: Scope, resolve: ResolveHost): Promise<
   // The address classifier (ipaddr.js) is loaded on first use, as the resolver is.
   const { specialAddress } = await import('../../authority/special-addresses.js');
   const special = specialAddress(first.address);
-  const named = decision.named || permitsNet(net, first.address, port).named;
-  if (special !== undefined && !named) {
+  // Named by the operator, in the run's grant: never by a narrowed `net`, which a model can ask for.
+  const isNamed =
+    permitsNet(named, host, port).named || permitsNet(named, first.address, port).named;
+  if (special !== undefined && !isNamed) {
     return {
       ok: false,
       reason: `${host} resolves to ${first.address}, ${special}; only a net entry naming \`${host}\` or \`${first.address}\` exactly allows that`,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namedHosts } from '../../../src/authority/index.js';
 import type { Scope } from '../../../src/protocol/index.js';
 import { builtinHost, caveats } from '../../helpers/builtin-tools.js';
 import { DEFAULT_BUILTIN_LIMITS } from '../../../src/tools/index.js';
@@ -31,14 +32,18 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** `http.fetch` under `net`, through a real registry. */
-function fetcher(net: Scope, limits = {}) {
-  return builtinHost({ caveats: caveats({ net }), cwd: '/tmp', limits });
+/**
+ * `http.fetch` under `net`, through a real registry; `named` are the hosts the operator named in
+ * the run's grant (by default, as a root's: the exact entries of `net`).
+ */
+function fetcher(net: Scope, limits = {}, named: readonly string[] = namedHosts(net)) {
+  return builtinHost({ caveats: caveats({ net }), cwd: '/tmp', limits, namedHosts: named });
 }
 
 /** The same tool with names resolved by a table: `*.site.test` stands for hosts on this machine. */
 function withNames(net: Scope, names: Record<string, string>) {
   const context = {
+    namedHosts: namedHosts(net),
     caveats: caveats({ net }),
     cwd: '/tmp',
     guard: new PathGuard({ caveats: caveats({ net }), cwd: '/tmp' }),
@@ -114,6 +119,16 @@ describe('http.fetch under net', () => {
       url: `http://localhost:${port}/hello`,
     });
     expect(named.isError, String(named.content)).toBe(false);
+  });
+
+  it('takes a private address as named only from the run grant, never from a narrowed net', async () => {
+    route = { '/hello': (_req, res) => res.end('secret') };
+    // A child asked for `net = ["127.0.0.1"]` under a parent holding `all`: allowed, not named.
+    const child = fetcher([`127.0.0.1:${port}`], {}, []);
+    const out = await child.call('http.fetch', { url: `http://127.0.0.1:${port}/hello` });
+    expect(out.isError).toBe(true);
+    expect(out.content).toContain('127.0.0.1, a loopback address');
+    expect(out.content).not.toContain('secret');
   });
 
   it('refuses a name that resolves to 127.0.0.1 when only a wildcard allows it', async () => {
