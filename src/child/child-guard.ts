@@ -45,8 +45,9 @@ export function isolationMarker(payload: SpawnPayload): string {
 
 /**
  * Each tool's profile: `http.fetch` is untrusted and egress; `exec` is egress when its commands
- * have the network (`net = "all"`, or no sandbox); an MCP tool counts with its server's tags (an
- * untagged server is untrusted, as at spawn), a routed one with the tags the supervisor sent; a
+ * have the network (`net = "all"`, or no sandbox), and exposes the agent then too (a command can
+ * print what a server sent); an MCP tool counts with its server's tags (an untagged server is
+ * untrusted and may send data out), a routed one with the tags the supervisor sent; a
  * tool matching `content_isolation.untrusted_tools` is untrusted too. Everything else — the file
  * tools, the supervisor's own tools — is trusted and sends nothing out.
  */
@@ -60,7 +61,8 @@ export function toolProfiles(
   const markedUntrusted = (name: string): boolean =>
     payload.content_isolation.untrusted_tools.some((pattern) => matchesToolPattern(name, pattern));
   const fromTags = (server: string, tags: readonly TrifectaTag[]): ToolProfile => {
-    const effective = tags.length === 0 ? ['untrusted_input'] : tags;
+    // A server nobody tagged is untrusted, and (at run time) may send data out: it is unknown.
+    const effective = tags.length === 0 ? ['untrusted_input', 'egress'] : tags;
     return {
       untrusted: effective.includes('untrusted_input'),
       egress: effective.includes('egress'),
@@ -73,7 +75,13 @@ export function toolProfiles(
     const route = routed.get(name);
     const source = sourceOf(name);
     if (name === 'http.fetch') profile = { ...profile, untrusted: true, egress: true };
-    else if (name === 'exec') profile = { ...profile, egress: execNetwork };
+    else if (name === 'exec')
+      profile = {
+        ...profile,
+        egress: execNetwork,
+        exposes: execNetwork,
+        source: 'exec with network',
+      };
     else if (route?.server !== undefined) profile = fromTags(route.server, route.tags ?? []);
     else if (source?.startsWith('mcp:') === true && !FILE_TOOLS.has(name)) {
       const server = source.slice('mcp:'.length);

@@ -23,7 +23,11 @@ export function remoteTool(def: ToolDef, channel: ControlChannel, writer: FrameW
         },
         { signal: context.signal },
       );
-      return { content: reply.result, isError: reply.is_error };
+      return {
+        content: reply.result,
+        isError: reply.is_error,
+        ...(reply.refused === true ? { refused: true } : {}),
+      };
     },
   };
 }

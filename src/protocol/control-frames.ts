@@ -46,6 +46,8 @@ export const ToolResultFrameSchema = z.object({
   id: PositiveIntSchema,
   result: JsonValueSchema.default(null),
   is_error: z.boolean().default(false),
+  /** The supervisor refused the call (policy, approval): the text is its own, not the tool's. */
+  refused: z.boolean().optional(),
 });
 
 /**

@@ -192,7 +192,7 @@ export class ProcessRun {
   }
 
   async #serveTool(frame: ToolRequest): Promise<void> {
-    let answer: { result: unknown; is_error: boolean };
+    let answer: { result: unknown; is_error: boolean; refused?: boolean };
     try {
       answer = await this.#options.handlers.onToolRequest(frame);
     } catch (error) {
@@ -206,6 +206,7 @@ export class ProcessRun {
       id: frame.id,
       result: answer.result ?? null,
       is_error: answer.is_error,
+      ...(answer.refused === true ? { refused: true } : {}),
     });
   }
 

@@ -19,7 +19,7 @@ import {
   type Tool,
 } from '../tools/index.js';
 import type { HumanGates } from './human-gates.js';
-import { fail, isYes, type ToolAnswer } from './internal/index.js';
+import { isYes, refuse, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { isToolAllowed, allowedTools } from '../authority/index.js';
 
@@ -131,12 +131,12 @@ export class ToolGate {
   async serve(caller: LiveNode, frame: ToolRequest, kind: CallerKind): Promise<ToolAnswer> {
     const sent = caller.sent ?? caller.payload;
     if (!sent.gated_tools.includes(frame.name)) {
-      return fail(
+      return refuse(
         `\`${frame.name}\` is not a tool the supervisor serves for this agent: call it directly.`,
       );
     }
     const tool = await this.#resolve(caller, frame.name);
-    if (tool === undefined) return fail(`\`${frame.name}\` is not available to this agent.`);
+    if (tool === undefined) return refuse(`\`${frame.name}\` is not available to this agent.`);
     const verdict = evaluatePolicy(this.#options.rules, {
       tool: frame.name,
       tags: tool.tags,
@@ -155,7 +155,7 @@ export class ToolGate {
       reason: verdict.reason,
       ...(verdict.failedClosed ? { failed_closed: true } : {}),
     });
-    if (verdict.action === 'deny') return fail(`\`${frame.name}\` refused by ${verdict.reason}.`);
+    if (verdict.action === 'deny') return refuse(`\`${frame.name}\` refused by ${verdict.reason}.`);
     if (verdict.action === 'ask') {
       const question =
         verdict.rule?.question ?? `Allow \`${frame.name}\` with ${JSON.stringify(frame.args)}?`;
@@ -177,7 +177,7 @@ export class ToolGate {
         via: answer.via,
       });
       if (!approved) {
-        return fail(
+        return refuse(
           `\`${frame.name}\` was not approved (${verdict.reason}): ${answer.answered ? `the answer was "${answer.answer}"` : answer.reason}.`,
         );
       }
@@ -191,7 +191,11 @@ export class ToolGate {
         idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
       },
     });
-    return { result: output.content, is_error: output.isError };
+    return {
+      result: output.content,
+      is_error: output.isError,
+      ...(output.refused === true ? { refused: true } : {}),
+    };
   }
 
   /** Closes the MCP connections the supervisor opened. */

@@ -9,7 +9,7 @@ import {
   type ToolDef,
 } from '../protocol/index.js';
 import { detectInjection, limitBytes, wrapUntrusted } from './content/index.js';
-import { toolError, type ToolCallContext, type ToolHost, type ToolOutput } from './tool.js';
+import { toolRefusal, type ToolCallContext, type ToolHost, type ToolOutput } from './tool.js';
 
 /** What a tool's results are and what calling it does, for content isolation and the trifecta. */
 export interface ToolProfile {
@@ -17,6 +17,11 @@ export interface ToolProfile {
   untrusted: boolean;
   /** Calling it can send data out of the machine. */
   egress: boolean;
+  /**
+   * Its results may carry content from outside without being fenced (a command with the
+   * network: `curl` prints what a server sent): the agent becomes exposed all the same.
+   */
+  exposes?: boolean;
   /** Its results are sensitive data (an MCP server tagged `sensitive`). */
   sensitive: boolean;
   /** Where its results come from, for a provenance line: `mcp:github`, `http.fetch`. */
@@ -44,12 +49,6 @@ export interface GuardedToolsOptions {
   /** `trajectory`, `content.flagged`, `trifecta.held`, `trifecta.answer`. */
   onEvent(kind: string, fields: Record<string, unknown>): void;
 }
-
-/**
- * arbor's own refusals begin "`tool` refused" (caveats, policy, the sandbox, the trifecta) or
- * "`tool` was not approved": the tool never ran, so nothing came back from its source.
- */
-const REFUSAL = /^`[^`]+` (refused|was not approved)\b/;
 
 /**
  * The tools as a node uses them, guarded by what the node has actually done. Before an egress
@@ -88,7 +87,8 @@ export class GuardedTools implements ToolHost {
       if (refusal !== undefined) return refusal;
     }
     const output = await this.#options.host.call(call, context);
-    const refused = output.isError && REFUSAL.test(textOf(output.content));
+    // Only arbor's code marks a refusal: a tool's own error text is never taken for one.
+    const refused = output.refused === true;
     const signals = await this.#signals(call, profile, output, refused);
     const shown =
       profile.untrusted && !refused
@@ -119,7 +119,7 @@ export class GuardedTools implements ToolHost {
       why = `${hold}, and ${answer.reason}`;
     }
     if (trajectory.observe({ kind: 'refused' })) this.#report();
-    return toolError(`\`${call.name}\` refused: ${why}.`);
+    return toolRefusal(`\`${call.name}\` refused: ${why}.`);
   }
 
   async #signals(
@@ -130,7 +130,7 @@ export class GuardedTools implements ToolHost {
   ): Promise<TrajectorySignal[]> {
     if (refused) return [{ kind: 'refused' }];
     const signals: TrajectorySignal[] = [{ kind: output.isError ? 'failed' : 'succeeded' }];
-    if (profile.untrusted)
+    if (profile.untrusted || profile.exposes === true)
       signals.push({ kind: 'exposed', source: output.source ?? profile.source });
     const sensitive = await this.#sensitiveSource(call, profile, output);
     if (sensitive !== undefined) signals.push({ kind: 'sensitive', source: sensitive });
@@ -145,14 +145,12 @@ export class GuardedTools implements ToolHost {
   ): Promise<string | undefined> {
     const { sensitive } = this.#options;
     if (profile.sensitive && !output.isError) return profile.source;
-    const path = call.args.path;
-    if (
-      call.name === 'fs.read' &&
-      !output.isError &&
-      typeof path === 'string' &&
-      (await sensitive.matches(path))
-    )
-      return `fs.read ${path}`;
+    // The files the tool says it read, by real path (a link or `.env/.` still names `.env`).
+    if (call.name === 'fs.read' && !output.isError) {
+      const read = output.read ?? (typeof call.args.path === 'string' ? [call.args.path] : []);
+      const named = typeof call.args.path === 'string' ? call.args.path : undefined;
+      for (const file of read) if (await sensitive.matches(file)) return `fs.read ${named ?? file}`;
+    }
     const command = call.args.command;
     if (call.name === 'exec' && typeof command === 'string') {
       const named = await sensitive.namedIn(command);

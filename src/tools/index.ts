@@ -90,6 +90,7 @@ export {
 } from './policy/index.js';
 export {
   toolError,
+  toolRefusal,
   type CallMeta,
   type Tool,
   type ToolCallContext,

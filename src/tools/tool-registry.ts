@@ -4,6 +4,7 @@ import { CallBudget } from './call-budget.js';
 import { indexTools, type IndexedTool, type ToolConflict } from './index-tools.js';
 import {
   toolError,
+  toolRefusal,
   type ToolCallContext,
   type ToolHost,
   type ToolKind,
@@ -82,14 +83,14 @@ export class ToolRegistry implements ToolHost {
 
   async call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
     const entry = this.#allowed(call.name);
-    if (entry === undefined) return toolError(this.#unknownMessage(call.name));
-    if (this.#budget.isSpent) return toolError(this.#budget.spentMessage());
+    if (entry === undefined) return toolRefusal(this.#unknownMessage(call.name));
+    if (this.#budget.isSpent) return toolRefusal(this.#budget.spentMessage());
     const args = await this.#validator.check(entry.tool.def, call.args);
-    if (!args.ok) return toolError(args.message);
+    if (!args.ok) return toolRefusal(args.message);
     // Cancelled while the arguments were checked: do not start the tool, nor spend the call.
     context.signal.throwIfAborted();
     const taken = this.#budget.take();
-    if (!taken.ok) return toolError(taken.message);
+    if (!taken.ok) return toolRefusal(taken.message);
     try {
       return await entry.tool.run(call.args, context);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { type ToolCall, type ToolDef } from '../protocol/index.js';
 import {
   toolError,
+  toolRefusal,
   type Tool,
   type ToolCallContext,
   type ToolHost,
@@ -32,7 +33,7 @@ export class ToolSet implements ToolHost {
   async call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
     const tool = this.#tools.get(call.name);
     if (tool === undefined || !isToolAllowed(call.name, this.#allow)) {
-      return toolError(
+      return toolRefusal(
         `Unknown tool \`${call.name}\`. Available tools: ${
           this.definitions()
             .map((d) => d.name)

@@ -9,6 +9,14 @@ export interface ToolOutput {
    * https://… → 200 text/html`): the provenance line of an untrusted result's boundary.
    */
   source?: string;
+  /**
+   * arbor refused the call before the tool ran (a caveat, a policy, the trifecta, bad arguments):
+   * the text is arbor's, nothing came from the tool's source. Only arbor's code sets it; a
+   * tool's own error never does, so a server cannot pass its text off as a refusal.
+   */
+  refused?: boolean;
+  /** The real paths of the files the call read (`fs.read`), for the runtime trifecta. */
+  read?: string[];
 }
 
 /** Correlation stamped on a call that leaves the process (MCP `_meta`, logs). */
@@ -70,4 +78,9 @@ export interface ToolHost {
 /** A tool error the model can read and act on. */
 export function toolError(message: string): ToolOutput {
   return { content: message, isError: true };
+}
+
+/** arbor's refusal of a call, before the tool ran: an error the model reads, marked as arbor's. */
+export function toolRefusal(message: string): ToolOutput {
+  return { content: message, isError: true, refused: true };
 }

@@ -218,6 +218,26 @@ describe('the runtime trifecta', () => {
   });
 });
 
+describeWithSandbox('the runtime trifecta and commands with the network', () => {
+  it('counts a networked command as exposure: after a secret, the next one is held', async () => {
+    const { ws } = await workspace({ '.env': 'API_TOKEN=abc123\n' });
+    const run = await scriptedRun({
+      cwd: ws,
+      script: [
+        { tool_calls: [{ name: 'exec', args: { command: 'echo fetched' } }] },
+        { tool_calls: [{ name: 'fs.read', args: { path: '.env' } }] },
+        { tool_calls: [{ name: 'exec', args: { command: 'echo sending' } }] },
+        { text: 'done' },
+      ],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.results[0]).toContain('fetched');
+    expect(run.results[2]).toMatch(
+      /^`exec` refused: this agent has read untrusted content \(exec with network\) and sensitive data \(fs\.read \.env\)/,
+    );
+  });
+});
+
 describeWithSandbox('the runtime trifecta leaves ordinary coding work alone', () => {
   it('reads sources, calls an MCP server, runs the tests and fetches, unhindered', async () => {
     const { ws } = await workspace({

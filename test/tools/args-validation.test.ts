@@ -84,6 +84,7 @@ describe('argument validation messages', () => {
     expect(out).toEqual({
       content: `Invalid arguments for \`fs.read\`: ${clause}.`,
       isError: true,
+      refused: true,
     });
     expect(runs).toHaveLength(0);
   });

@@ -54,7 +54,7 @@ describe('ToolRegistry precedence', () => {
     ['sleep', 'internal'],
   ])('dispatches `%s` to the %s tool, never the MCP one that shadows it', async (name, from) => {
     const out = await registry.call(call(name), context());
-    expect(out).toEqual({ content: { from, args: {} }, isError: false });
+    expect(out).toMatchObject({ content: { from, args: {} }, isError: false });
   });
 
   it('reports each dropped tool as a conflict', () => {
@@ -122,7 +122,7 @@ describe('ToolRegistry allow-list', () => {
     const registry = new ToolRegistry({ sources, allow: ['fs.read'] });
     const hidden = await registry.call(call('exec'), context());
     const unknown = await registry.call(call('nope'), context());
-    expect(hidden).toEqual({
+    expect(hidden).toMatchObject({
       content: 'Unknown tool `exec`. Available tools: `fs.read`.',
       isError: true,
     });
@@ -201,6 +201,7 @@ describe('ToolRegistry max_calls', () => {
       content:
         'Tool call refused: this agent may make at most 2 tool calls (max_calls), and all of them are used.',
       isError: true,
+      refused: true,
     });
     expect(registry.callsUsed).toBe(2);
   });

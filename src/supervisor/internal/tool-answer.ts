@@ -2,6 +2,8 @@
 export interface ToolAnswer {
   result: unknown;
   is_error: boolean;
+  /** The supervisor refused the call before the tool ran (a policy rule, a person's no). */
+  refused?: boolean;
 }
 
 export function ok(result: unknown): ToolAnswer {
@@ -10,4 +12,9 @@ export function ok(result: unknown): ToolAnswer {
 
 export function fail(message: string): ToolAnswer {
   return { result: message, is_error: true };
+}
+
+/** A refusal: the tool did not run, and the text is the supervisor's. */
+export function refuse(message: string): ToolAnswer {
+  return { result: message, is_error: true, refused: true };
 }

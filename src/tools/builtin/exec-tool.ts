@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Scope } from '../../protocol/index.js';
 import { prepareCommand } from '../sandbox/index.js';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { runCommand, type CommandResult } from './run-command.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -44,10 +44,10 @@ export function execTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const { command, timeout_ms: timeoutMs = limits.execTimeoutMs } = parsed.args;
       if (!permitsExec(caveats, command)) {
-        return toolError(
+        return toolRefusal(
           `\`${NAME}\` refused: \`${command}\` is not an allowed command (exec, exact match; ` +
             `allowed: ${listCommands(caveats.exec)}).`,
         );
@@ -59,7 +59,7 @@ export function execTool(context: BuiltinContext): Tool {
         cwd: context.cwd,
         env: context.env,
       });
-      if (!prepared.ok) return toolError(`\`${NAME}\` refused: ${prepared.message}.`);
+      if (!prepared.ok) return toolRefusal(`\`${NAME}\` refused: ${prepared.message}.`);
       let result: CommandResult;
       try {
         result = await runCommand(command, {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { openRegularFile, writeWhole } from './file-io.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -38,11 +38,11 @@ export function fsEditTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, EditArgs, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const { path, old_string: from, new_string: to, replace_all: all = false } = parsed.args;
       if (from === to) return toolError(`\`${NAME}\`: old_string and new_string are the same.`);
       const checked = await context.guard.check(NAME, 'fs_write', path, { signal });
-      if (!checked.ok) return toolError(checked.message);
+      if (!checked.ok) return toolRefusal(checked.message);
       const fail = (why: string) => toolError(`\`${NAME}\`: ${checked.shown} ${why}.`);
       const opened = await openRegularFile(checked.real);
       if (!opened.ok) return fail(opened.why);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
@@ -36,7 +36,7 @@ export function fsGlobTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, GlobArgs, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const { pattern, path: base = '.' } = parsed.args;
       if (path.isAbsolute(pattern)) {
         return toolError(
@@ -44,7 +44,7 @@ export function fsGlobTool(context: BuiltinContext): Tool {
         );
       }
       const root = await context.guard.check(NAME, 'fs_read', base, { signal });
-      if (!root.ok) return toolError(root.message);
+      if (!root.ok) return toolRefusal(root.message);
       if (!(await isDirectory(root.real))) {
         return toolError(`\`${NAME}\`: ${root.shown} is not a directory.`);
       }

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { describeFsError } from './file-io.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -31,11 +31,11 @@ export function fsListTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, ListArgs, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const checked = await context.guard.check(NAME, 'fs_read', parsed.args.path ?? '.', {
         signal,
       });
-      if (!checked.ok) return toolError(checked.message);
+      if (!checked.ok) return toolRefusal(checked.message);
       let entries: Dirent[];
       try {
         entries = await readdir(checked.real, { withFileTypes: true });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { openRegularFile } from './file-io.js';
 import { readLines, type LineWindow } from './read-lines.js';
@@ -38,10 +38,10 @@ export function fsReadTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, ReadArgs, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const { path, offset = 1, limit = limits.readLines } = parsed.args;
       const checked = await context.guard.check(NAME, 'fs_read', path, { signal });
-      if (!checked.ok) return toolError(checked.message);
+      if (!checked.ok) return toolRefusal(checked.message);
       const opened = await openRegularFile(checked.real);
       if (!opened.ok) return toolError(`\`${NAME}\`: ${checked.shown} ${opened.why}.`);
       const { handle, size } = opened;
@@ -60,7 +60,7 @@ export function fsReadTool(context: BuiltinContext): Tool {
           { offset, limit, maxBytes: limits.readBytes },
           { signal },
         );
-        return { content: render(checked.shown, window), isError: false };
+        return { content: render(checked.shown, window), isError: false, read: [checked.real] };
       } finally {
         await handle.close();
       }

@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
-import { toolError, type Tool } from '../tool.js';
+import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
 import { writeWhole } from './file-io.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -27,9 +27,9 @@ export function fsWriteTool(context: BuiltinContext): Tool {
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, WriteArgs, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       const checked = await context.guard.check(NAME, 'fs_write', parsed.args.path, { signal });
-      if (!checked.ok) return toolError(checked.message);
+      if (!checked.ok) return toolRefusal(checked.message);
       signal.throwIfAborted();
       const existed = await exists(checked.real);
       const failed = await writeWhole(checked.real, parsed.args.content);

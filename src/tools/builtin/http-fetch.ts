@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { grantsNet, permitsNet } from '../../authority/index.js';
 import type { Scope } from '../../protocol/index.js';
-import { toolError, type Tool, type ToolOutput } from '../tool.js';
+import { toolError, toolRefusal, type Tool, type ToolOutput } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -56,7 +56,7 @@ export function httpFetchTool(
     },
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
-      if (!parsed.ok) return toolError(parsed.message);
+      if (!parsed.ok) return toolRefusal(parsed.message);
       return fetchWithRedirects(parsed.args, {
         signal,
         limits,
@@ -120,7 +120,7 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
     RESERVED_HEADERS.has(h.toLowerCase()),
   );
   if (reserved !== undefined)
-    return toolError(
+    return toolRefusal(
       `\`${NAME}\` refused: the \`${reserved}\` header is set by arbor, not by a call.`,
     );
   const timeoutMs = args.timeout_ms ?? limits.fetchTimeoutMs;
@@ -131,14 +131,17 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
   try {
     url = new URL(args.url);
   } catch {
-    return toolError(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
+    return toolRefusal(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
   }
   const hops: string[] = [];
   for (let hop = 0; ; hop += 1) {
     const target = await checkTarget(url, context);
     if (!target.ok) {
       const from = hops.length > 0 ? ` (redirected from ${hops.join(' → ')})` : '';
-      return toolError(`\`${NAME}\` refused: ${target.reason}${from}.`);
+      // Refused before any contact, the text is arbor's; after a redirect, the source chose where
+      // to send the call, so the answer counts as the source's (fenced, and it exposes the agent).
+      const message = `\`${NAME}\` refused: ${target.reason}${from}.`;
+      return hops.length === 0 ? toolRefusal(message) : toolError(message);
     }
     let response: PinnedResponse;
     try {

@@ -59,6 +59,7 @@ describe('exec runs only exactly granted commands', () => {
     expect(out).toEqual({
       content: `\`exec\` refused: \`${command}\` is not an allowed command (exec, exact match; allowed: \`echo granted\`, \`cargo\`).`,
       isError: true,
+      refused: true,
     });
   });
 

@@ -39,7 +39,7 @@ describe('fs.read', () => {
     [{ offset: 9 }, '[WS/src/a.ts has 5 lines; offset 9 is past the end]'],
   ])('reads %j as lines', async (window, expected) => {
     const out = await host().call('fs.read', { path: 'src/a.ts', ...window });
-    expect(out).toEqual({ content: expected.replace('WS', ws), isError: false });
+    expect(out).toMatchObject({ content: expected.replace('WS', ws), isError: false });
   });
 
   it('stops at the byte cap on a whole line and says where to continue', async () => {
@@ -76,7 +76,7 @@ describe('fs.read', () => {
 
   it('refuses bad arguments through the schema', async () => {
     const out = await host().call('fs.read', { path: 'src/a.ts', offset: 0 });
-    expect(out).toEqual({
+    expect(out).toMatchObject({
       content: 'Invalid arguments for `fs.read`: `offset`: expected >= 1, got 0.',
       isError: true,
     });
@@ -97,7 +97,10 @@ describe('fs.write', () => {
 
   it('refuses to write over a directory', async () => {
     const out = await host().call('fs.write', { path: 'src', content: 'x' });
-    expect(out).toEqual({ content: `\`fs.write\`: ${ws}/src is a directory.`, isError: true });
+    expect(out).toMatchObject({
+      content: `\`fs.write\`: ${ws}/src is a directory.`,
+      isError: true,
+    });
   });
 });
 
@@ -113,7 +116,10 @@ describe('fs.edit', () => {
       old_string: 'b = 2',
       new_string: 'b = 3',
     });
-    expect(out).toEqual({ content: `Replaced 1 occurrence in ${ws}/edit.txt.`, isError: false });
+    expect(out).toMatchObject({
+      content: `Replaced 1 occurrence in ${ws}/edit.txt.`,
+      isError: false,
+    });
     expect(after).toBe('a = 1\nb = 3\n');
   });
 
@@ -124,7 +130,7 @@ describe('fs.edit', () => {
 
   it('refuses old_string that is absent, leaving the file alone', async () => {
     const { out, after } = await edit('abc', { old_string: 'xyz', new_string: 'q' });
-    expect(out).toEqual({
+    expect(out).toMatchObject({
       content: `\`fs.edit\`: ${ws}/edit.txt does not contain old_string (it must match exactly, whitespace included).`,
       isError: true,
     });
@@ -188,7 +194,7 @@ describe('fs.edit', () => {
 describe('fs.list', () => {
   it('lists entries sorted, with type and size, and does not follow symlinks', async () => {
     const out = await host().call('fs.list', { path: 'src' });
-    expect(out).toEqual({
+    expect(out).toMatchObject({
       content: `${ws}/src: 3 entries\na.ts (file, 24 bytes)\nb.js (file, 1 bytes)\nlib/ (dir)`,
       isError: false,
     });
@@ -222,7 +228,7 @@ describe('fs.glob', () => {
       pattern,
       ...(base === undefined ? {} : { path: base }),
     });
-    expect(out).toEqual({ content: expected, isError: false });
+    expect(out).toMatchObject({ content: expected, isError: false });
   });
 
   it('caps the results', async () => {

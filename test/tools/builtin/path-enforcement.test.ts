@@ -80,7 +80,7 @@ describe('reads (fs.read, fs.list, fs.glob) stay inside fs_read', () => {
 
   it('refuses a read through a symlinked directory that leads out', async () => {
     const out = await host().call('fs.read', { path: 'link-out/key.txt' });
-    expect(out).toEqual({
+    expect(out).toMatchObject({
       content: `\`fs.read\` refused: ${ws}/link-out/key.txt resolves through a symlink to ${base}/secret/key.txt, outside fs_read (allowed: ${ws})`,
       isError: true,
     });
@@ -101,13 +101,13 @@ describe('reads (fs.read, fs.list, fs.glob) stay inside fs_read', () => {
     for (const tool of ['fs.read', 'fs.write']) {
       const args = tool === 'fs.write' ? { path: target, content: 'x' } : { path: target };
       const out = await host().call(tool, args);
-      expect(out).toEqual({ content: `\`${tool}\` refused: ${expected(ws)}`, isError: true });
+      expect(out).toMatchObject({ content: `\`${tool}\` refused: ${expected(ws)}`, isError: true });
     }
   });
 
   it('follows a symlink that stays inside', async () => {
     const out = await host().call('fs.read', { path: 'inner/a.ts' });
-    expect(out).toEqual({ content: 'export const a = 1;', isError: false });
+    expect(out).toMatchObject({ content: 'export const a = 1;', isError: false });
   });
 
   it('fs.list refuses a symlinked directory that leads out, and lists what is inside', async () => {
@@ -143,7 +143,7 @@ describe('writes (fs.write, fs.edit) stay inside fs_write', () => {
     ['a sibling sharing the prefix', '../ws-secret/new.txt', 'ws-secret/new.txt'],
   ])('fs.write refuses %s and creates nothing', async (_what, target, created) => {
     const out = await host().call('fs.write', { path: target, content: 'x' });
-    expect(out).toEqual({
+    expect(out).toMatchObject({
       content: `\`fs.write\` refused: ${base}/${created} is outside fs_write (allowed: ${ws})`,
       isError: true,
     });
