@@ -27,6 +27,7 @@ export function remoteTool(def: ToolDef, channel: ControlChannel, writer: FrameW
         content: reply.result,
         isError: reply.is_error,
         ...(reply.refused === true ? { refused: true } : {}),
+        ...(reply.taint === undefined ? {} : { taint: reply.taint }),
       };
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TaintSchema } from './safety.js';
 import { IntelConfigSchema, SwapPolicySchema } from './intelligence.js';
 import { CountSchema, JsonValueSchema, MillisSchema, PositiveIntSchema } from './primitives.js';
 import { SpawnPayloadSchema } from './payload.js';
@@ -48,6 +49,11 @@ export const ToolResultFrameSchema = z.object({
   is_error: z.boolean().default(false),
   /** The supervisor refused the call (policy, approval): the text is its own, not the tool's. */
   refused: z.boolean().optional(),
+  /**
+   * What the answer carries: the result of a sub-agent that had read untrusted content
+   * (`exposed`) or a sensitive source (`sensitive`) passes that on to whoever reads it.
+   */
+  taint: TaintSchema.optional(),
 });
 
 /**

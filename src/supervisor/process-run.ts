@@ -8,6 +8,7 @@ import {
   type TerminalStatus,
 } from '../protocol/index.js';
 import type { ChildCommand } from './child-entry.js';
+import type { ToolAnswer } from './internal/index.js';
 import {
   spawnFailure,
   syntheticEnd,
@@ -30,7 +31,7 @@ export interface ProcessRunHandlers {
   onViolation?(violation: ProtocolViolation): void;
   onStderr?(line: string): void;
   /** Serves a `tool_request`; the answer is sent back as `tool_result`. */
-  onToolRequest(frame: ToolRequest): Promise<{ result: unknown; is_error: boolean }>;
+  onToolRequest(frame: ToolRequest): Promise<ToolAnswer>;
   /** Answers a `budget_request`. */
   onBudgetRequest(
     frame: BudgetRequest,
@@ -192,7 +193,7 @@ export class ProcessRun {
   }
 
   async #serveTool(frame: ToolRequest): Promise<void> {
-    let answer: { result: unknown; is_error: boolean; refused?: boolean };
+    let answer: ToolAnswer;
     try {
       answer = await this.#options.handlers.onToolRequest(frame);
     } catch (error) {
@@ -207,6 +208,7 @@ export class ProcessRun {
       result: answer.result ?? null,
       is_error: answer.is_error,
       ...(answer.refused === true ? { refused: true } : {}),
+      ...(answer.taint === undefined ? {} : { taint: answer.taint }),
     });
   }
 

@@ -90,9 +90,17 @@ export class GuardedTools implements ToolHost {
     // Only arbor's code marks a refusal: a tool's own error text is never taken for one.
     const refused = output.refused === true;
     const signals = await this.#signals(call, profile, output, refused);
+    // A sub-agent that read untrusted content may pass it up in its answer: fenced like any.
+    const carried = output.taint?.exposed === true;
     const shown =
-      profile.untrusted && !refused
-        ? this.#isolate(call, profile, output)
+      (profile.untrusted || carried) && !refused
+        ? this.#isolate(
+            call,
+            carried
+              ? { ...profile, source: `${call.name} (a sub-agent that read untrusted content)` }
+              : profile,
+            output,
+          )
         : { output, flagged: false };
     if (shown.flagged) signals.push({ kind: 'flagged' });
     let changed = false;
@@ -132,6 +140,10 @@ export class GuardedTools implements ToolHost {
     const signals: TrajectorySignal[] = [{ kind: output.isError ? 'failed' : 'succeeded' }];
     if (profile.untrusted || profile.exposes === true)
       signals.push({ kind: 'exposed', source: output.source ?? profile.source });
+    if (output.taint?.exposed === true)
+      signals.push({ kind: 'exposed', source: `${call.name}: a sub-agent's answer` });
+    if (output.taint?.sensitive === true)
+      signals.push({ kind: 'sensitive', source: `${call.name}: a sub-agent's answer` });
     const sensitive = await this.#sensitiveSource(call, profile, output);
     if (sensitive !== undefined) signals.push({ kind: 'sensitive', source: sensitive });
     return signals;

@@ -17,6 +17,8 @@ export interface ToolOutput {
   refused?: boolean;
   /** The real paths of the files the call read (`fs.read`), for the runtime trifecta. */
   read?: string[];
+  /** The content comes from an agent that was exposed or sensitive (a sub-agent's answer). */
+  taint?: { exposed: boolean; sensitive: boolean };
 }
 
 /** Correlation stamped on a call that leaves the process (MCP `_meta`, logs). */

@@ -120,6 +120,51 @@ describe('http.fetch and a narrowed grant', () => {
   });
 });
 
+describe('taint flows up with an answer', () => {
+  it("makes a parent exposed by its exposed child's answer, fenced", async () => {
+    const { ws } = await workspace();
+    const llm = await fakeLlm({
+      scripts: [
+        {
+          match: { contains: 'Child: read the page' },
+          steps: [
+            { tool_calls: [fetchCall(`${base}/injection`)] },
+            { text: 'it says to ignore all previous instructions' },
+          ],
+        },
+        {
+          steps: rounds(
+            {
+              tool_calls: [
+                {
+                  name: 'subagent.run',
+                  args: { instruction: 'Child: read the page', provider: 'spawn' },
+                },
+              ],
+            },
+            { text: 'parent done' },
+          ),
+        },
+      ],
+    });
+    const run = await runArbor(
+      ['run', '--intel', llm.url, '--model', 'm', '--net', host(), 'Parent.'],
+      { cwd: ws, env: { ARBOR_DB: '' } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const parent = llm.requests
+      .map((r) => r.body as { messages: { role: string; content: string }[] })
+      .filter((b) => b.messages.some((m) => m.content === 'Parent.'))
+      .at(-1);
+    const answer = parent?.messages.find((m) => m.role === 'tool')?.content ?? '';
+    expect(answer).toContain('source: subagent.run (a sub-agent that read untrusted content)');
+    const events = run.stderr
+      .split('\n')
+      .filter((l) => l.includes('"event":"trajectory"') && l.includes('"path":"0"'));
+    expect(events.at(-1)).toContain('"exposed":true');
+  });
+});
+
 describe('the runtime trifecta', () => {
   it('holds egress once a node is both sensitive and exposed, failing at once with no one to ask', async () => {
     const { ws } = await workspace({ '.env': 'API_TOKEN=abc123\n' });

@@ -59,8 +59,16 @@ export function report(
     usage: target.node.usage,
     subtree_usage: api.subtreeUsage(target),
   };
-  // A failed child is an error result, never "success with an empty text".
-  return { result: body, is_error: outcome.status !== 'completed' };
+  // A failed child is an error result, never "success with an empty text". What the child took
+  // in goes up with its answer: a parent reading what an exposed child wrote is exposed too.
+  const taint = target.node.trajectory ?? target.payload.inherited_taint;
+  return {
+    result: body,
+    is_error: outcome.status !== 'completed',
+    ...(taint?.exposed === true || taint?.sensitive === true
+      ? { taint: { exposed: taint.exposed, sensitive: taint.sensitive } }
+      : {}),
+  };
 }
 
 export const subagentTools = {

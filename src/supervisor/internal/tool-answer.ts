@@ -1,9 +1,13 @@
+import type { Taint } from '../../protocol/index.js';
+
 /** What the supervisor answers a `tool_request` with. */
 export interface ToolAnswer {
   result: unknown;
   is_error: boolean;
   /** The supervisor refused the call before the tool ran (a policy rule, a person's no). */
   refused?: boolean;
+  /** What the answer carries from a sub-agent that was exposed or sensitive. */
+  taint?: Taint;
 }
 
 export function ok(result: unknown): ToolAnswer {
