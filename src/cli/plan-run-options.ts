@@ -14,6 +14,7 @@ export const PLAN_RUN_OPTIONS = {
   'verify-timeout': { type: 'string' },
   provider: { type: 'string' },
   plan: { type: 'string' },
+  'trust-run-log': { type: 'boolean' },
 } as const;
 
 export const PLAN_RUN_HELP = `Usage: arbor plan run <plan.toml> [options]
@@ -26,7 +27,9 @@ command. The authored file is never written: the run-log, plan.run.toml beside i
 atomically after every transition. \`resume\` continues a run-log: done leaves are kept, every
 other leaf (one caught running by a crash too) runs again. A resume takes every leaf's
 instruction and authority from the authored plan (plan.toml beside plan.run.toml, or --plan);
-the run-log gives only statuses and results, so editing it cannot widen a leaf.
+the run-log gives only statuses and results, so editing it cannot widen a leaf, and a run-log
+that is not byte for byte what its run last recorded in the store is refused unless
+--trust-run-log is given.
 
 Plan options:
   --concurrency N          leaves with parallel_ok that may run at once (default 4); a leaf
@@ -41,6 +44,9 @@ Plan options:
   --provider process|spawn how leaves run: own process (default) or in this process
   --plan FILE              (resume) the authored plan of the run-log (default: its name
                            without .run)
+  --trust-run-log          (resume) take statuses and results from a run-log that does not
+                           match what its run last recorded in the store (edited by hand, or
+                           written by something other than arbor)
 
 Model, limits, authority, tools and --config, --db, --json, --mock-llm, --ask-fallback are those
 of \`arbor run\` (see \`arbor run --help\`); --max-steps applies to each leaf.

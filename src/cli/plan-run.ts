@@ -34,6 +34,7 @@ import { humanResponder, reloadIntelligence, withIntelligence } from './run-setu
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
+import { checkRunLog, recordRunLog } from './run-log-check.js';
 import { usageError } from './usage-error.js';
 
 export { PLAN_RUN_HELP } from './plan-run-options.js';
@@ -62,8 +63,9 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     );
   });
   if (plan === undefined) return EXIT.usage;
+  let runLog: Plan | undefined;
   if (resume && authoredPath !== file) {
-    const runLog = await loadPlan(file, io);
+    runLog = await loadPlan(file, io);
     if (runLog === undefined) return EXIT.usage;
     const resumed = resumePlan(plan, runLog);
     plan.subtask = resumed.plan.subtask;
@@ -81,8 +83,9 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     return EXIT.usage;
   }
   if (!resume) for (const subtask of plan.subtask) restart(subtask);
-  const { provider: _provider, plan: _plan, ...runValues } = values;
+  const { provider: _provider, plan: _plan, 'trust-run-log': trust, ...runValues } = values;
   const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env);
+  if (runLog !== undefined && trust !== true) await verifyRunLog(file, runLog.run, settings.dbPath);
   // The plan and its run-log are the run's own state: leaves may read them, never write them.
   const safety = await prepareRunSafety(settings, io.env, {
     cwd: process.cwd(),
@@ -163,7 +166,10 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   let summary: ScheduleSummary;
   let merge: MergeReport | undefined;
   const nodes = new Map<string, string>();
-  const log = new RunLogWriter(logPath, plan);
+  plan.run = runId;
+  const log = new RunLogWriter(logPath, plan, (text) => {
+    recordRunLog(store, runId, logPath, text);
+  });
   log.update().catch(() => undefined);
   const planNode = supervisor.openPlan({
     instruction: settings.instruction,
@@ -250,6 +256,20 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   }
   if (signals.interrupted) return EXIT.interrupted;
   return ok ? EXIT.ok : EXIT.partial;
+}
+
+/** A run-log is trusted only as the bytes its run last wrote (see `checkRunLog`). */
+async function verifyRunLog(
+  file: string,
+  runId: string | undefined,
+  dbPath: string,
+): Promise<void> {
+  const store = new SqliteStore(dbPath);
+  try {
+    await checkRunLog(file, runId, store);
+  } finally {
+    store.close();
+  }
 }
 
 /** A fresh run starts every subtask over: the authored statuses and results are not carried. */

@@ -57,12 +57,17 @@ export async function readPlanFile(
  * Replaces `file` with `plan` so that a crash at any moment leaves either the old or the new
  * content, never a torn file: the text goes to a temporary file in the same directory (so the
  * rename stays on one filesystem), is flushed to disk, and is renamed over `file`; then the
- * directory is flushed so the rename itself survives a power loss.
+ * directory is flushed so the rename itself survives a power loss. `beforeRename` is told the
+ * text just before it replaces `file` (to record its digest first, so a crash between the two
+ * never leaves a file nobody recorded).
  */
 export async function writePlanAtomic(
   file: string,
   plan: Plan,
-  { signal }: { signal?: AbortSignal } = {},
+  {
+    signal,
+    beforeRename,
+  }: { signal?: AbortSignal; beforeRename?: ((text: string) => void) | undefined } = {},
 ): Promise<void> {
   signal?.throwIfAborted();
   const text = stringifyPlan(plan);
@@ -77,6 +82,7 @@ export async function writePlanAtomic(
       await handle.close();
     }
     signal?.throwIfAborted();
+    beforeRename?.(text);
     await rename(temp, file);
   } catch (error) {
     // Best effort: the write already failed, and that failure is the one worth reporting.

@@ -15,6 +15,11 @@ export type Aggregation = z.infer<typeof AggregationSchema>;
 export const PlanSchema = z.strictObject({
   goal: z.string().optional(),
   aggregation: AggregationSchema.default('concat'),
+  /**
+   * In a run-log: the run that last wrote it. A resume checks the file against what that run
+   * recorded in the store, so a run-log changed behind arbor's back is not trusted.
+   */
+  run: z.string().optional(),
   subtask: z.array(SubtaskSchema).default(() => []),
 });
 export type Plan = z.infer<typeof PlanSchema>;

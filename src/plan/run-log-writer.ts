@@ -21,9 +21,13 @@ export class RunLogWriter {
   #writing = false;
   #waiters: Waiter[] = [];
 
-  constructor(file: string, plan: Plan) {
+  readonly #onWrite: ((text: string) => void) | undefined;
+
+  /** `onWrite` is told each text just before it replaces the file (to record its digest, say). */
+  constructor(file: string, plan: Plan, onWrite?: (text: string) => void) {
     this.#file = file;
     this.#plan = plan;
+    this.#onWrite = onWrite;
   }
 
   /** Marks the plan changed; resolves once a rewrite holding this change is on disk. */
@@ -55,7 +59,7 @@ export class RunLogWriter {
       while (this.#written < this.#version) {
         // The plan is serialized synchronously when the write starts: it holds this version.
         const version = this.#version;
-        await writePlanAtomic(this.#file, this.#plan);
+        await writePlanAtomic(this.#file, this.#plan, { beforeRename: this.#onWrite });
         this.#written = version;
         const ready = this.#waiters.filter((w) => w.version <= version);
         this.#waiters = this.#waiters.filter((w) => w.version > version);

@@ -16,6 +16,7 @@ export function stringifyPlan(plan: Plan): string {
   const document: Record<string, unknown> = {};
   if (plan.goal !== undefined) document.goal = plan.goal;
   if (plan.aggregation !== 'concat') document.aggregation = plan.aggregation;
+  if (plan.run !== undefined) document.run = plan.run;
   if (plan.subtask.length > 0) document.subtask = plan.subtask.map(subtaskTable);
   return Object.keys(document).length === 0 ? '' : stringify(document);
 }

@@ -49,7 +49,13 @@ describeWithSandbox('plan resume takes authority from the authored plan', () => 
       .replace(/status = "failed"/, 'status = "pending"');
     expect(widened).toContain('fs_write = "all"');
     writeFileSync(logPath, widened);
-    const resumed = await plan.arbor('resume', 'plan.run.toml');
+    // The edit is caught: the run-log is not what its run last recorded.
+    const refused = await plan.arbor('resume', 'plan.run.toml');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/plan\.run\.toml was changed since run run_\w+ last wrote it/);
+    expect(refused.stderr).toContain('--trust-run-log');
+    // Trusted anyway, it still widens nothing: authority comes from the authored plan.
+    const resumed = await plan.arbor('resume', 'plan.run.toml', ['--trust-run-log']);
     expect(resumed.code, resumed.stderr).toBe(3);
     expect(existsSync(join(plan.dir, 'outside.txt'))).toBe(false);
     expect(toolResultsOf(plan.llm, 'Task W').at(-1)).toMatch(
@@ -78,6 +84,7 @@ describe('plan resume needs the authored plan', () => {
       join(plan.dir, 'plan.toml'),
       '--sandbox',
       'off',
+      '--trust-run-log',
     ]);
     expect(named.stderr).not.toContain('resume takes every leaf');
   });
