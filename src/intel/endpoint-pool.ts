@@ -44,15 +44,24 @@ export class EndpointPool {
   }
 
   /**
-   * Runs `attempt` on the first endpoint that answers. Throws `intel_unavailable` when none does,
+   * Runs `attempt` on the first endpoint that answers (in list order; `last` moves one to the end). Throws `intel_unavailable` when none does,
    * `intel_auth` / `intel_bad_request` / `intel_bad_response` at once, `cancelled` on abort.
    */
   async sweep<T>(
     attempt: Attempt<T>,
     signal?: AbortSignal,
+    options: { last?: number } = {},
   ): Promise<{ value: T; endpoint: PoolEndpoint }> {
     const misses: EndpointMiss[] = [];
-    for (const endpoint of this.endpoints) {
+    // `last`: the endpoint that just broke off a stream is tried after every other one.
+    const order =
+      options.last === undefined
+        ? this.endpoints
+        : [
+            ...this.endpoints.filter((e) => e.index !== options.last),
+            ...this.endpoints.filter((e) => e.index === options.last),
+          ];
+    for (const endpoint of order) {
       if (signal?.aborted === true) throw cancelledError(signal.reason);
       const now = this.#options.clock.now();
       const ticket = endpoint.breaker.admit(now);

@@ -35,6 +35,16 @@ export interface IntelClient extends ModelClient {
   close(): void;
 }
 
+/** How many times one streamed call is made again after its stream broke off mid-answer. */
+const MID_STREAM_RETRIES = 3;
+
+function isMidStreamBreak(error: unknown): error is ArborError {
+  return (
+    (isArborError(error, 'intel_unavailable') || isArborError(error, 'intel_bad_response')) &&
+    error.details.midStream === true
+  );
+}
+
 function parseConfig(config: IntelConfig, what: string): IntelConfig {
   const parsed = IntelConfigSchema.safeParse(config, { reportInput: true });
   if (parsed.success) return parsed.data;
@@ -85,18 +95,36 @@ class ModelClientImpl implements IntelClient {
     }
   }
 
+  /**
+   * Streams an answer. A stream that breaks off mid-answer is a failed attempt like any other: it
+   * counts against its endpoint, a `reset` delta tells the caller to drop what it has seen, and
+   * the call is served again (another endpoint, or the same after its backoff), at most
+   * `MID_STREAM_RETRIES` times; never a half answer reported as complete.
+   */
   async *stream(request: ModelRequest, options: CallOptions = {}): AsyncGenerator<ModelDelta> {
     const names = new ToolNames(request.tools);
     const call = this.#begin(options.signal);
     try {
-      const { value, endpoint, pool } = await this.#serve(
-        call.signal,
-        (config) => async (ep, deadline) => {
-          const prepared = prepareCall(request, ep, config, names, true, this.#clock);
-          return { prepared, opened: await openAnswerStream(ep, deadline, prepared.wire) };
-        },
-      );
-      yield* readStream(value.opened, endpoint, pool, value.prepared, call.signal);
+      let broken: number | undefined;
+      for (let retries = 0; ; retries++) {
+        const { value, endpoint, pool } = await this.#serve(
+          call.signal,
+          (config) => async (ep, deadline) => {
+            const prepared = prepareCall(request, ep, config, names, true, this.#clock);
+            return { prepared, opened: await openAnswerStream(ep, deadline, prepared.wire) };
+          },
+          broken,
+        );
+        try {
+          yield* readStream(value.opened, endpoint, pool, value.prepared, call.signal);
+          return;
+        } catch (error) {
+          if (!isMidStreamBreak(error) || retries >= MID_STREAM_RETRIES || call.signal.aborted)
+            throw error;
+          broken = endpoint.index;
+          yield { type: 'reset', reason: error.message };
+        }
+      }
     } finally {
       call.end();
     }
@@ -156,12 +184,17 @@ class ModelClientImpl implements IntelClient {
   async #serve<T>(
     signal: AbortSignal,
     attemptFor: (config: IntelConfig) => Attempt<T>,
+    last?: number,
   ): Promise<{ value: T; endpoint: PoolEndpoint; pool: EndpointPool }> {
     for (let waits = 0; ; waits++) {
       const pool = this.#pool;
       const epoch = this.#latch.epoch;
       try {
-        const served = await pool.sweep(attemptFor(pool.config), signal);
+        const served = await pool.sweep(
+          attemptFor(pool.config),
+          signal,
+          last === undefined ? {} : { last },
+        );
         this.#latch.markSuccess(served.endpoint.active);
         return { ...served, pool };
       } catch (error) {

@@ -62,10 +62,15 @@ export interface ModelResponse {
   endpointIndex: number;
 }
 
-/** A piece of a streamed answer. The last delta of a successful stream is always `done`. */
+/**
+ * A piece of a streamed answer. The last delta of a successful stream is always `done`. A `reset`
+ * says the stream broke off mid-answer and the call is being made again: drop every delta since
+ * the call began (or since the last `reset`); the retry streams the answer from its start.
+ */
 export type ModelDelta =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; index: number; id?: string; name?: string; argsDelta: string }
+  | { type: 'reset'; reason: string }
   | { type: 'done'; response: ModelResponse };
 
 export interface CallOptions {

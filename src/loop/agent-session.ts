@@ -12,6 +12,7 @@ import { checkGuards, type Stop, type TurnBounds } from './guards.js';
 import { LoopDetector } from './loop-detector.js';
 import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
+import { streamAnswer } from './stream-answer.js';
 import { runToolRound } from './tool-round.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 
@@ -218,14 +219,21 @@ class TurnRun {
     hooks?.onEvent?.('loop.step', { step: this.#steps });
     let response: ModelResponse;
     try {
-      response = await this.#model.generate(
+      // Streamed, so every node's answer can be watched as it is written (`text.delta`).
+      response = await streamAnswer(
+        this.#model,
         {
           system,
           messages: this.#transcript,
           tools: toolDefs,
           ...(model === undefined ? {} : { model }),
         },
-        { signal },
+        signal,
+        (delta) => {
+          if (delta.type === 'text')
+            hooks?.onEvent?.('text.delta', { step: this.#steps, text: delta.text });
+          else hooks?.onEvent?.('text.reset', { step: this.#steps, reason: delta.reason });
+        },
       );
     } catch (error) {
       if (this.#signal.aborted)

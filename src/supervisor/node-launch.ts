@@ -208,7 +208,15 @@ function onFrame(context: LaunchContext, live: LiveNode, frame: AgentFrame): voi
         const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
         if (trajectory.success) node.trajectory = trajectory.data;
       }
-      context.record(node, frame.event, frame.fields);
+      // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
+      if (frame.event === 'text.delta')
+        context.onEvent({
+          type: 'event',
+          nodeId: node.id,
+          kind: frame.event,
+          fields: frame.fields,
+        });
+      else context.record(node, frame.event, frame.fields);
       break;
     case 'usage': {
       const usage: Usage = {

@@ -150,6 +150,7 @@ describe('AgentSession', () => {
       'tool.call',
       'tool.result',
       'loop.step',
+      'text.delta',
       'model.call',
       'loop.stop',
     ]);

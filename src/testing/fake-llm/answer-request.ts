@@ -58,17 +58,28 @@ export async function answerRequest(
   record.step = selection.stepIndex;
   const { step, fault } = selection;
   if (!(await waitWhileConnected(response, step.delay_ms ?? 0))) return;
-  if (fault !== undefined) {
+  if (fault !== undefined && !(fault.kind === 'cut' && inspected.stream)) {
     playFault(fault, dialect, inspected.stream, request, response, record);
     return;
   }
   const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
   record.status = 200;
-  if (dialect === 'openai') {
-    if (inspected.stream) sendEvents(response, openAiStreamEvents(answer, inspected.includeUsage));
-    else sendJson(response, 200, openAiCompletion(answer));
-  } else if (inspected.stream) {
-    sendEvents(response, anthropicStreamEvents(answer));
+  if (inspected.stream) {
+    const events =
+      dialect === 'openai'
+        ? openAiStreamEvents(answer, inspected.includeUsage)
+        : anthropicStreamEvents(answer);
+    if (fault === undefined) {
+      sendEvents(response, events);
+      return;
+    }
+    // A stream cut mid-answer: the first half of its events, then the connection drops.
+    record.fault = 'cut';
+    sendEvents(response, events.slice(0, Math.max(1, Math.floor(events.length / 2))), {
+      cut: true,
+    });
+  } else if (dialect === 'openai') {
+    sendJson(response, 200, openAiCompletion(answer));
   } else {
     sendJson(response, 200, anthropicMessage(answer));
   }

@@ -50,6 +50,8 @@ export function playFault(
       else sendJson(response, 200, MALFORMED_BODY);
       return;
     case 'reset':
+    case 'cut':
+      // A `cut` of a request that does not stream: there is no half answer to give.
       request.socket.destroy();
       return;
     case 'hang':

@@ -6,11 +6,13 @@ import { CountSchema, DialectSchema, JsonObjectSchema } from '../../protocol/ind
  * names it rather than a silently ignored line.
  */
 
-const FAULT_KINDS = ['malformed', 'reset', 'hang'] as const;
+const FAULT_KINDS = ['malformed', 'reset', 'hang', 'cut'] as const;
 
 /**
  * How a request fails instead of being answered. Written as `{"status": 503, "body"?,
- * "retry_after"?}` or `{"kind": "malformed" | "reset" | "hang"}`; read as a union tagged by `kind`.
+ * "retry_after"?}` or `{"kind": "malformed" | "reset" | "hang" | "cut"}`; read as a union tagged by
+ * `kind`. `cut` streams the first half of the scripted answer and then drops the connection (a
+ * request that does not stream is reset).
  */
 export const FaultSchema = z
   .strictObject({
@@ -25,7 +27,7 @@ export const FaultSchema = z
       ctx.addIssue({
         code: 'custom',
         message:
-          'expected either `status` (an HTTP error, 400–599) or `kind` (`malformed`, `reset` or `hang`)',
+          'expected either `status` (an HTTP error, 400–599) or `kind` (`malformed`, `reset`, `hang` or `cut`)',
       });
     } else if (fault.kind !== undefined && (fault.body ?? fault.retry_after) !== undefined) {
       ctx.addIssue({ code: 'custom', message: '`body` and `retry_after` go with `status` only' });

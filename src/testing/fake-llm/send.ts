@@ -31,14 +31,23 @@ export function sendError(
   sendJson(response, status, body, headers);
 }
 
-/** Writes a whole `text/event-stream` answer. */
-export function sendEvents(response: ServerResponse, events: readonly string[]): void {
+/** Writes a whole `text/event-stream` answer, or with `cut` its events and then a dropped socket. */
+export function sendEvents(
+  response: ServerResponse,
+  events: readonly string[],
+  options: { cut?: boolean } = {},
+): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
   });
   for (const event of events) response.write(event);
-  response.end();
+  if (options.cut !== true) {
+    response.end();
+    return;
+  }
+  // Flushed first, so the client has read part of the answer when the connection goes.
+  response.write('', () => response.socket?.destroy());
 }
 
 /** Resolves `true` after `ms`, or `false` as soon as the client goes away. */

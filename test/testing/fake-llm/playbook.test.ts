@@ -65,7 +65,7 @@ describe('playbook validation', () => {
     [
       'an unknown fault kind',
       { scripts: [{ steps: [{ fault: { kind: 'explode' } }] }] },
-      '`scripts[0].steps[0].fault.kind`: expected "malformed" | "reset" | "hang", got "explode"',
+      '`scripts[0].steps[0].fault.kind`: expected "malformed" | "reset" | "hang" | "cut", got "explode"',
     ],
     [
       'a fault with neither status nor kind',
