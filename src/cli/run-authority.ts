@@ -5,7 +5,6 @@ import {
   formatIssues,
   type Caveats,
   type McpServerSpec,
-  type RuntimeTrifecta,
   type Scope,
 } from '../protocol/index.js';
 import path from 'node:path';
@@ -13,16 +12,8 @@ import { canonicalPath, parseNetEntry } from '../authority/index.js';
 import type { ConfigFile } from './config-file.js';
 import type { RunFlags } from './run-settings.js';
 
-/** How commands are contained: bubblewrap where it works, bubblewrap or fail, or none at all. */
-export type SandboxChoice = 'auto' | 'required' | 'off';
-
-/** The run's security settings beyond the grant, from `[security]` and `--sandbox`. */
-export interface SecuritySettings {
-  sandbox: SandboxChoice;
-  runtimeTrifecta: RuntimeTrifecta;
-  /** Tool patterns whose results count as untrusted (`security.untrusted_tools`). */
-  untrustedTools: string[];
-}
+export type { SandboxChoice, SecuritySettings } from '../runtime/index.js';
+import type { SecuritySettings } from '../runtime/index.js';
 
 /**
  * `--sandbox` (env `ARBOR_SANDBOX`) over `security.sandbox`; the runtime trifecta, the sensitive

@@ -1,85 +1,9 @@
-import { namedHosts, runStatePaths } from '../authority/index.js';
-import { ArborError, type SandboxSettings } from '../protocol/index.js';
-import type { RootTemplate, RunStore } from '../supervisor/index.js';
-import { mintMarker, probeSandbox, SANDBOX_HINT } from '../tools/index.js';
+import type { RunSafety } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
-import type { RunSettings } from './run-settings.js';
 
-/** What a run's root payload holds to keep it safe, and what to tell the user when it starts. */
-export interface RunSafety {
-  template: Pick<
-    RootTemplate,
-    'sandbox' | 'protected_paths' | 'runtime_trifecta' | 'content_isolation' | 'named_hosts'
-  >;
-  /** Lines for stderr as the run starts: a sandbox that is off or missing is never silent. */
-  notices: string[];
-  /** Run-level events for the store. */
-  events: { kind: string; data: Record<string, unknown> }[];
-}
+export { prepareRunSafety, type RunSafety } from '../runtime/index.js';
 
-/**
- * Gets a run's safety ready before anything runs: probes bubblewrap (unless the sandbox is off),
- * refuses to start under `--sandbox required` where it cannot work, subtracts the run's own state
- * (store, `.arbor/`, and `readOnly` files such as a plan and its run-log) from every grant, and
- * mints the run's untrusted-content marker.
- */
-export async function prepareRunSafety(
-  settings: RunSettings,
-  env: NodeJS.ProcessEnv,
-  options: { cwd: string; readOnly?: readonly string[] },
-): Promise<RunSafety> {
-  const notices: string[] = [];
-  const events: RunSafety['events'] = [];
-  const sandbox = await sandboxFor(settings, env);
-  if (sandbox.mode === 'off') {
-    notices.push(
-      'arbor: the exec sandbox is off (--sandbox off): commands run with your whole view of the machine',
-    );
-    events.push({ kind: 'sandbox.off', data: {} });
-  } else if (sandbox.mode === 'unavailable') {
-    const reason = sandbox.reason ?? 'unknown reason';
-    if (settings.security.sandbox === 'required') {
-      throw new ArborError('config', `--sandbox required, but ${reason}: ${SANDBOX_HINT}.`);
-    }
-    if (settings.grant.exec === 'all' || settings.grant.exec.length > 0) {
-      notices.push(
-        `arbor: warning: the exec sandbox is unavailable (${reason}); exec and verify commands will be refused unless fs_read, fs_write and net are all \`all\`: ${SANDBOX_HINT}`,
-      );
-    }
-    events.push({ kind: 'sandbox.unavailable', data: { reason } });
-  }
-  return {
-    template: {
-      sandbox,
-      protected_paths: runStatePaths({
-        cwd: options.cwd,
-        dbPath: settings.dbPath,
-        ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
-      }),
-      runtime_trifecta: settings.security.runtimeTrifecta,
-      named_hosts: namedHosts(settings.grant.net),
-      content_isolation: {
-        marker: mintMarker(),
-        untrusted_tools: settings.security.untrustedTools,
-      },
-    },
-    notices,
-    events,
-  };
-}
-
-/** Says on stderr what the user must know of the run's safety, and records it with the run. */
-export async function announceSafety(
-  safety: RunSafety,
-  store: Pick<RunStore, 'appendEvent'>,
-  runId: string,
-  io: CliIo,
-): Promise<void> {
-  for (const event of safety.events) store.appendEvent({ runId, ts: Date.now(), ...event });
+/** Says on stderr what the user must know of the run's safety (the runtime records it). */
+export async function announceSafety(safety: RunSafety, io: CliIo): Promise<void> {
   if (safety.notices.length > 0) await write(io.stderr, `${safety.notices.join('\n')}\n`);
-}
-
-async function sandboxFor(settings: RunSettings, env: NodeJS.ProcessEnv): Promise<SandboxSettings> {
-  if (settings.security.sandbox === 'off') return { mode: 'off' };
-  return probeSandbox(env);
 }

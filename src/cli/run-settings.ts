@@ -1,15 +1,12 @@
-import type { PolicyRule } from '../tools/index.js';
 import {
   ArborError,
   IntelConfigSchema,
-  type McpServerSpec,
-  type Caveats,
   formatIssues,
   type Dialect,
   type Endpoint,
   type IntelConfig,
-  type SwapPolicy,
 } from '../protocol/index.js';
+import { DEFAULTS, type RunConfig } from '../runtime/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
@@ -18,7 +15,6 @@ import {
   resolveGrant,
   resolveMcpServers,
   resolveSecurity,
-  type SecuritySettings,
 } from './run-authority.js';
 
 /** Flags of `arbor run`, as `parseArgs` returns them. */
@@ -49,32 +45,12 @@ export interface RunFlags {
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
-export interface RunSettings {
-  instruction: string;
+export interface RunSettings extends RunConfig {
   /** Endpoints without credentials: those are resolved from the environment when the run starts. */
   intelligence: IntelConfig | undefined;
-  swapPolicy: SwapPolicy;
-  maxSteps: number;
-  deadlineMs: number | undefined;
-  maxDepth: number;
-  maxBreadth: number;
-  maxTotal: number;
-  spawnRate: { count: number; perMs: number };
   askFallback: 'fail' | 'wait';
-  /** The run's grant: every node holds at most this. */
-  grant: Caveats;
-  /** MCP servers the root holds, with secret references still unresolved. */
-  mcpServers: McpServerSpec[];
-  rules: PolicyRule[];
-  allowTrifecta: boolean;
-  /** The sandbox choice, the runtime trifecta and the untrusted tools. */
-  security: SecuritySettings;
-  /** The tree's ceiling (`--max-tokens`, `--budget-usd`), excess handling and rate windows. */
-  budget: BudgetSettings;
   provider: 'process';
-  dbPath: string;
   json: boolean;
-  warm: boolean;
   mockLlm: string | undefined;
   configPath: string | undefined;
 }
@@ -84,9 +60,6 @@ interface Layer {
   value: string;
   name: string;
 }
-
-const DEFAULT_MAX_STEPS = 50;
-const DEFAULT_MAX_DEPTH = 3;
 
 /** Resolves and validates every setting before anything runs. Errors exit 2. */
 export function resolveRunSettings(
@@ -117,11 +90,11 @@ export function resolveRunSettings(
   return {
     instruction,
     intelligence: resolveIntelligence(flags, config, pick),
-    swapPolicy: config?.intelligence?.swap_policy ?? 'finish-on-old',
+    swapPolicy: config?.intelligence?.swap_policy ?? DEFAULTS.swapPolicy,
     maxSteps:
       integer(pick('max-steps', 'ARBOR_MAX_STEPS'), 1) ??
       config?.limits?.max_steps ??
-      DEFAULT_MAX_STEPS,
+      DEFAULTS.maxSteps,
     deadlineMs:
       deadline !== undefined
         ? durationOf(deadline)
@@ -134,14 +107,14 @@ export function resolveRunSettings(
     maxDepth:
       integer(pick('max-depth', 'ARBOR_MAX_DEPTH'), 0) ??
       config?.limits?.max_depth ??
-      DEFAULT_MAX_DEPTH,
-    maxBreadth: config?.limits?.max_breadth ?? 8,
-    maxTotal: config?.limits?.max_total ?? 64,
+      DEFAULTS.maxDepth,
+    maxBreadth: config?.limits?.max_breadth ?? DEFAULTS.maxBreadth,
+    maxTotal: config?.limits?.max_total ?? DEFAULTS.maxTotal,
     spawnRate: spawnRateOf(config?.limits?.spawn_rate, flags.config),
     askFallback:
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??
       config?.agent?.ask_human_fallback ??
-      'fail',
+      DEFAULTS.askFallback,
     grant: resolveGrant(flags, config, process.cwd()),
     mcpServers: resolveMcpServers(flags, config),
     rules: config?.security?.policy ?? [],
@@ -248,7 +221,7 @@ function spawnRateOf(
   text: string | undefined,
   source: string | undefined,
 ): { count: number; perMs: number } {
-  if (text === undefined) return { count: 8, perMs: 2_000 };
+  if (text === undefined) return { ...DEFAULTS.spawnRate };
   const [count, period] = text.split('/');
   return {
     count: Number(count),
@@ -312,7 +285,7 @@ function budgetOf(
       ...(tokens === undefined ? {} : { tokens }),
       ...(usd === undefined ? {} : { usd }),
     },
-    onExcess: config?.budget?.on_excess ?? 'clamp',
+    onExcess: config?.budget?.on_excess ?? DEFAULTS.budget.onExcess,
     windows: config?.budget?.window ?? [],
   };
 }

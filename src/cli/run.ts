@@ -1,13 +1,12 @@
 import { createInterface } from 'node:readline';
 import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
-import { SqliteStore } from '../store/index.js';
-import { Supervisor, timingFromEnv, type NodeResult } from '../supervisor/index.js';
+import { mintRunId, Runtime } from '../runtime/index.js';
+import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
 import { createEventLog } from './event-log.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor } from './exit-status.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { mintRunId } from './run-id.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
@@ -45,14 +44,21 @@ async function runWithStore(
   timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
 ): Promise<number> {
-  const store = new SqliteStore(settings.dbPath);
+  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   const runId = mintRunId();
-  const now = Date.now();
-  store.createRun({
-    id: runId,
-    instruction: settings.instruction,
-    status: 'running',
-    createdAt: now,
+  await write(
+    io.stderr,
+    `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
+  );
+  await announceSafety(safety, io);
+  const turnLines: Promise<void>[] = [];
+  let eventLog: ReturnType<typeof createEventLog> | undefined;
+  const { supervisor, done } = runtime.startRun({
+    runId,
+    config: settings,
+    intelligence,
+    safety,
+    humans: humanResponder(settings, io, runtime.store),
     meta: {
       command: 'run',
       model: intelligence.model,
@@ -60,32 +66,9 @@ async function runWithStore(
       max_steps: settings.maxSteps,
       warm: settings.warm,
     },
-  });
-  await write(
-    io.stderr,
-    `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
-  );
-  await announceSafety(safety, store, runId, io);
-
-  const pathOf = (id: string): string | undefined => supervisor.tree.get(id)?.path;
-  const eventLog = io.isStderrTty ? undefined : createEventLog(io.stderr, runId, pathOf);
-  const turnLines: Promise<void>[] = [];
-  const supervisor: Supervisor = new Supervisor({
-    runId,
-    store,
-    timing,
-    env,
-    limits: {
-      maxDepth: settings.maxDepth,
-      maxBreadth: settings.maxBreadth,
-      maxTotal: settings.maxTotal,
-    },
-    rate: settings.spawnRate,
-    humans: humanResponder(settings, io, store),
-    rules: settings.rules,
-    allowTrifecta: settings.allowTrifecta,
-    budget: settings.budget,
-    onEvent: (event) => {
+    onEvent: (event, tree) => {
+      if (!io.isStderrTty)
+        eventLog ??= createEventLog(io.stderr, runId, (id) => tree.get(id)?.path);
       eventLog?.(event);
       if (event.type === 'turn' && settings.warm)
         turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));
@@ -103,28 +86,14 @@ async function runWithStore(
       );
     },
   });
-  const rootResult = supervisor.runRoot({
-    instruction: settings.instruction,
-    intelligence,
-    limits: {
-      max_steps: settings.maxSteps,
-      ...(settings.deadlineMs === undefined ? {} : { deadline_ms: settings.deadlineMs }),
-      max_depth: settings.maxDepth,
-    },
-    warm: settings.warm,
-    caveats: settings.grant,
-    mcp_servers: settings.mcpServers,
-    ...safety.template,
-  });
   const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
   let result: NodeResult;
   try {
-    result = await rootResult;
+    result = await done;
   } catch (error) {
     tree?.stop();
     signals.dispose();
-    store.finishRun(runId, 'crashed', Date.now());
-    store.close();
+    await runtime.close();
     if (isArborError(error, 'spawn_failed')) {
       await write(io.stderr, `arbor: the root agent could not start: ${error.message}\n`);
       const failedCode = error.details.failedCode;
@@ -137,8 +106,7 @@ async function runWithStore(
   signals.dispose();
   await Promise.all(turnLines);
   const { outcome } = result.end;
-  store.finishRun(runId, outcome.status, Date.now());
-  store.close();
+  await runtime.close();
   if (settings.json) {
     await write(io.stdout, `${JSON.stringify(jsonReport(runId, result, supervisor))}\n`);
   } else if (!settings.warm) {

@@ -9,7 +9,7 @@ import {
 } from '../protocol/index.js';
 import type { CallerKind } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import { childCommand, childEnv } from './child-entry.js';
+import { childCommand, childEnv, type ChildCommand } from './child-entry.js';
 import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
@@ -33,6 +33,8 @@ export interface LaunchContext {
   env: NodeJS.ProcessEnv;
   cwd: string | undefined;
   pool: ChildPool | undefined;
+  /** How a child process is started, when not arbor's own child (`ARBOR_CHILD_COMMAND`). */
+  childCommand: ChildCommand | undefined;
   gate: ToolGate;
   now: () => number;
   onEvent(event: SupervisorEvent): void;
@@ -132,7 +134,7 @@ function run(context: LaunchContext, live: LiveNode, sent: SpawnPayload): void {
     startChild: () =>
       PROVIDERS[live.provider].start({
         payload: sent,
-        command: childCommand(context.env),
+        command: context.childCommand ?? childCommand(context.env),
         env,
         // A node with its own working directory (a plan leaf in its worktree) never takes a
         // pooled child: those were started in the supervisor's directory.
@@ -263,7 +265,10 @@ function onFrame(context: LaunchContext, live: LiveNode, frame: AgentFrame): voi
 function finish(context: LaunchContext, live: LiveNode, end: ChildEnd): void {
   const { node } = live;
   node.endedAt = context.now();
-  if (end.teardown !== undefined) context.record(node, 'child.killed', { ...end.teardown });
+  if (end.teardown !== undefined) {
+    const { durationMs, ...teardown } = end.teardown;
+    context.record(node, 'child.killed', { ...teardown, duration_ms: durationMs });
+  }
   const error = end.error?.message;
   context.store.updateNode(context.runId, node.id, {
     status: end.outcome.status,

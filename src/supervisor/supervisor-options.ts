@@ -1,7 +1,8 @@
 import type { Outcome, SpawnPayload, SpawnPayloadInput, Usage } from '../protocol/index.js';
-import type { PolicyRule } from '../tools/index.js';
+import type { HostTool, PolicyRule } from '../tools/index.js';
 import type { BudgetSettings } from './budget/index.js';
 import type { ChildEnd } from './child-end.js';
+import type { ChildCommand } from './child-entry.js';
 import type { ChildPool } from './child-pool.js';
 import type { HumanResponder } from './human-gates.js';
 import type { ChokepointContext, SpawnLimits } from './spawn-chokepoint.js';
@@ -38,6 +39,10 @@ export interface SupervisorOptions {
   budget?: BudgetSettings;
   /** Extra checks of a child's grant at the chokepoint; a string refuses. */
   checkGrant?: ChokepointContext['checkGrant'];
+  /** Tools the host process defined, served by the supervisor to the nodes allowed them. */
+  hostTools?: readonly HostTool[];
+  /** How a child process is started (default: arbor's own child under this Node binary). */
+  childCommand?: ChildCommand;
   onEvent?(event: SupervisorEvent): void;
   now?: () => number;
 }

@@ -75,6 +75,7 @@ export class Supervisor {
       record: (nodeId, kind, fields) => {
         this.#recordId(nodeId, kind, fields);
       },
+      ...(options.hostTools === undefined ? {} : { hostTools: options.hostTools }),
     });
     this.#launch = {
       runId: options.runId,
@@ -83,6 +84,7 @@ export class Supervisor {
       env: options.env,
       cwd: options.cwd,
       pool: options.pool,
+      childCommand: options.childCommand,
       gate: this.#gate,
       now: this.#now,
       onEvent: (event) => options.onEvent?.(event),

@@ -12,6 +12,9 @@ import {
   effectiveServerTags,
   evaluatePolicy,
   gatedTools,
+  hostToolDef,
+  hostToolFor,
+  type HostTool,
   type CallerKind,
   type McpServerSet,
   type McpToolSource,
@@ -55,6 +58,8 @@ export interface ToolGateOptions {
   version: string;
   /** Records a decision or a routing as an event of the node. */
   record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
+  /** Tools the host process defined (`defineTool`): served here, to the nodes allowed them. */
+  hostTools?: readonly HostTool[];
 }
 
 /** What a node's payload looks like on the wire once its gated tools are routed. */
@@ -95,7 +100,10 @@ export class ToolGate {
     const execTags = execTrifectaTags(execHasNetwork(payload));
     const check = checkTrifecta(payload.mcp_servers, {
       allow: this.#options.allowTrifecta,
-      extraTags: execAllowed ? [{ name: 'exec', tags: execTags }] : [],
+      extraTags: [
+        ...(execAllowed ? [{ name: 'exec', tags: execTags }] : []),
+        ...this.#hostToolsOf(payload).map((tool) => ({ name: tool.name, tags: tool.tags })),
+      ],
     });
     return check.ok ? undefined : check.message;
   }
@@ -103,8 +111,24 @@ export class ToolGate {
   /** Works out a node's gated and routed tools; connects the servers it must route. */
   async prepare(payload: SpawnPayload, caller: CallerKind, signal: AbortSignal): Promise<Gating> {
     const { rules } = this.#options;
-    if (rules.length === 0) return { sent: payload, routedServers: [] };
-    const gated = gatedTools(rules, builtinTags(payload), caller);
+    // Host tools are always served here: the child has no way to run them.
+    const hosted = this.#hostToolsOf(payload);
+    const hostRouted = hosted.map((tool) => ({ ...hostToolDef(tool), tags: [...tool.tags] }));
+    if (rules.length === 0) {
+      if (hosted.length === 0) return { sent: payload, routedServers: [] };
+      return {
+        sent: {
+          ...payload,
+          gated_tools: [...new Set([...payload.gated_tools, ...hosted.map((t) => t.name)])],
+          routed_tools: [...payload.routed_tools, ...hostRouted],
+        },
+        routedServers: [],
+      };
+    }
+    const gated = [
+      ...gatedTools(rules, builtinTags(payload), caller),
+      ...hosted.map((tool) => tool.name),
+    ];
     const routed = payload.mcp_servers.filter((server) =>
       serverCouldBeGated(rules, server, caller),
     );
@@ -121,7 +145,7 @@ export class ToolGate {
         ...payload,
         mcp_servers: payload.mcp_servers.filter((server) => !routed.includes(server)),
         gated_tools: [...new Set([...payload.gated_tools, ...gated])],
-        routed_tools: [...payload.routed_tools, ...routedTools],
+        routed_tools: [...payload.routed_tools, ...hostRouted, ...routedTools],
       },
       routedServers: routed.map((server) => server.name),
     };
@@ -198,6 +222,14 @@ export class ToolGate {
     };
   }
 
+  /** The host tools a node may use: those its allow-list lets through. */
+  #hostToolsOf(payload: SpawnPayload): readonly HostTool[] {
+    const tools = this.#options.hostTools ?? [];
+    if (tools.length === 0) return tools;
+    const allowed = allowedTools(payload);
+    return tools.filter((tool) => isToolAllowed(tool.name, allowed));
+  }
+
   /** Closes the MCP connections the supervisor opened. */
   async close(): Promise<void> {
     const servers = await Promise.allSettled(this.#servers.values());
@@ -212,6 +244,17 @@ export class ToolGate {
     caller: LiveNode,
     name: string,
   ): Promise<{ tool: Tool; tags: readonly TrifectaTag[] } | undefined> {
+    const hosted = this.#hostToolsOf(caller.payload).find((tool) => tool.name === name);
+    if (hosted !== undefined) {
+      const { node } = caller;
+      const tool = hostToolFor(hosted, {
+        runId: caller.payload.telemetry.run_id,
+        nodeId: node.id,
+        nodePath: node.path,
+        depth: node.depth,
+      });
+      return { tool, tags: hosted.tags };
+    }
     const builtin = builtinTags(caller.payload).find((b) => b.name === name);
     if (builtin !== undefined) {
       const tool = builtinTools({

@@ -136,3 +136,11 @@ export {
   type McpToolSourceOptions,
   type SkippedMcpServer,
 } from './mcp/index.js';
+export {
+  defineTool,
+  hostToolDef,
+  hostToolFor,
+  type HostTool,
+  type HostToolContext,
+  type HostToolSpec,
+} from './host-tool.js';

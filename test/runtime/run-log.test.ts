@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkRunLog, recordRunLog } from '../../src/cli/run-log-check.js';
+import { checkRunLog, recordRunLog } from '../../src/runtime/run-log.js';
 import { writePlanAtomic } from '../../src/plan/index.js';
 import { PlanSchema } from '../../src/plan/plan.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';

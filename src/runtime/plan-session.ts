@@ -1,0 +1,181 @@
+import path from 'node:path';
+import {
+  leaves,
+  PlanWorktrees,
+  runLogPath,
+  runSchedule,
+  RunLogWriter,
+  type MergeReport,
+  type FailurePolicy,
+  type Plan,
+  type ScheduleSummary,
+  type Subtask,
+} from '../plan/index.js';
+import type { Usage } from '../protocol/index.js';
+import type { Supervisor } from '../supervisor/index.js';
+import { leafDispatcher } from './plan-leaf.js';
+import { recordRunLog } from './run-log.js';
+import { mintRunId } from './run-id.js';
+import { rootTemplate, type Runtime, type RunStart } from './runtime.js';
+
+/** What running a plan takes beyond a run's start. */
+export interface PlanStart extends RunStart {
+  /** The plan file (its run-log is written next to it). */
+  file: string;
+  plan: Plan;
+  concurrency: number;
+  onFailure: FailurePolicy;
+  verifyTimeoutMs: number;
+  /** Each leaf in its own git worktree, merged back at the end. */
+  worktrees: boolean;
+  /** Provider for every leaf (default `process`). */
+  provider: 'process' | 'spawn' | 'fork' | undefined;
+}
+
+/** How a plan run ended. */
+export interface PlanEnd {
+  runId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  logPath: string;
+  plan: Plan;
+  summary: ScheduleSummary;
+  merge: MergeReport | undefined;
+  usage: Usage;
+  leafNodes: Map<string, { node_id: string; usage: Usage }>;
+}
+
+export interface StartedPlan {
+  runId: string;
+  supervisor: Supervisor;
+  logPath: string;
+  /** Stops scheduling; leaves running are cancelled. The plan ends `cancelled`. */
+  stop(reason: string): void;
+  done: Promise<PlanEnd>;
+}
+
+/**
+ * Starts a plan: its node holds the run's grant, its leaves are spawned under it through the
+ * chokepoint as the scheduler frees them, and the run-log is rewritten after every transition
+ * (its digest recorded in the store before each rename). A directory that is not a repository
+ * under `worktrees` is refused before anything is recorded.
+ */
+export async function startPlan(runtime: Runtime, start: PlanStart): Promise<StartedPlan> {
+  const { plan, config } = start;
+  const logPath = runLogPath(start.file);
+  const count = leaves(plan).length;
+  const runId = start.runId ?? mintRunId();
+  const cwd = runtime.cwd;
+  const worktrees = start.worktrees ? await PlanWorktrees.open(cwd, runId) : undefined;
+  const { store } = runtime;
+  store.createRun({
+    id: runId,
+    instruction: config.instruction,
+    status: 'running',
+    createdAt: Date.now(),
+    meta: { ...start.meta, plan: path.resolve(start.file), run_log: path.resolve(logPath) },
+  });
+  // Leaves are the plan's children: the plan's own concurrency bounds how many run at once.
+  const supervisor = runtime.supervise(start, runId, {
+    breadth: start.concurrency,
+    total: count,
+    rate: count,
+  });
+  const stop = new AbortController();
+  const nodes = new Map<string, string>();
+  plan.run = runId;
+  const log = new RunLogWriter(logPath, plan, (text) => {
+    recordRunLog(store, runId, logPath, text);
+  });
+  log.update().catch(() => undefined);
+  const planNode = supervisor.openPlan(rootTemplate(start));
+
+  const run = async (): Promise<PlanEnd> => {
+    let summary: ScheduleSummary;
+    let merge: MergeReport | undefined;
+    try {
+      await log.flush();
+      summary = await runSchedule(plan, {
+        concurrency: start.concurrency,
+        onFailure: start.onFailure,
+        signal: stop.signal,
+        dispatch: leafDispatcher({
+          nodes,
+          supervisor,
+          planNode,
+          plan,
+          grant: config.grant,
+          cwd,
+          env: runtime.env,
+          verifyTimeoutMs: start.verifyTimeoutMs,
+          worktrees,
+          provider: start.provider,
+        }),
+        // Not awaited: the scheduler goes on while the log is written; every transition is on
+        // disk after the next rewrite.
+        onTransition: (changed) => {
+          void log.update().then(
+            () => {
+              killPoint(runtime.env, changed);
+            },
+            () => undefined,
+          );
+        },
+      });
+      await log.flush();
+      if (worktrees !== undefined && !stop.signal.aborted) {
+        const done = leaves(plan).flatMap((leaf) =>
+          leaf.status === 'done' && leaf.artifact_ref?.commit !== undefined
+            ? [{ id: leaf.id, commit: leaf.artifact_ref.commit }]
+            : [],
+        );
+        merge = await worktrees.mergeAll(done);
+      }
+    } catch (error) {
+      await supervisor.stopAll('the plan run failed');
+      await supervisor.closePlan(planNode, 'crashed');
+      store.finishRun(runId, 'crashed', Date.now());
+      throw error;
+    } finally {
+      await worktrees?.close();
+    }
+    const ok = summary.done === count && (merge?.conflicts.length ?? 0) === 0;
+    const status = stop.signal.aborted ? 'cancelled' : ok ? 'completed' : 'failed';
+    await supervisor.closePlan(planNode, status);
+    store.finishRun(runId, status, Date.now());
+    const leafNodes = new Map(
+      [...nodes].map(([leaf, id]) => [leaf, { node_id: id, usage: supervisor.subtreeUsage(id) }]),
+    );
+    return {
+      runId,
+      status,
+      logPath,
+      plan,
+      summary,
+      merge,
+      usage: supervisor.subtreeUsage(planNode.node.id),
+      leafNodes,
+    };
+  };
+  const done = run();
+  runtime.track(supervisor, done);
+  return {
+    runId,
+    supervisor,
+    logPath,
+    stop: (reason) => {
+      stop.abort(reason);
+    },
+    done,
+  };
+}
+
+/**
+ * Crash-recovery tests: `ARBOR_TEST_KILL_AT=plan.<status>:<id>` kills this process with SIGKILL
+ * right after the run-log records that subtask in that status.
+ */
+function killPoint(env: NodeJS.ProcessEnv, changed: readonly Subtask[]): void {
+  const at = env.ARBOR_TEST_KILL_AT;
+  if (!at?.startsWith('plan.')) return;
+  if (changed.some((subtask) => at === `plan.${subtask.status}:${subtask.id}`))
+    process.kill(process.pid, 'SIGKILL');
+}

@@ -1,0 +1,189 @@
+import type { IntelConfig } from '../protocol/index.js';
+import { SqliteStore } from '../store/index.js';
+import {
+  Supervisor,
+  timingFromEnv,
+  type ChildCommand,
+  type HumanResponder,
+  type NodeResult,
+  type RootTemplate,
+  type SupervisorEvent,
+  type Timing,
+  type Tree,
+} from '../supervisor/index.js';
+import type { HostTool } from '../tools/index.js';
+import { mintRunId } from './run-id.js';
+import type { RunSafety } from './run-safety.js';
+import type { RunConfig } from './settings.js';
+
+/** What a runtime is opened on: one store, one environment, the host's tools. */
+export interface RuntimeOptions {
+  /** The store's path, or `:memory:`. */
+  storePath: string;
+  /** The environment children inherit an allow-listed part of; credentials are read from it. */
+  env: NodeJS.ProcessEnv;
+  /** The working directory of runs (default: the process's). */
+  cwd?: string;
+  /** Supervision timings (default: from the environment, else arbor's defaults). */
+  timing?: Timing;
+  /** Tools the host process defined, served by the supervisor. */
+  hostTools?: readonly HostTool[];
+  /** How child processes are started (default: arbor's own child; `ARBOR_CHILD_COMMAND`). */
+  childCommand?: ChildCommand;
+}
+
+/** What starting a run takes, all of it validated. */
+export interface RunStart {
+  config: RunConfig;
+  /** The intelligence, credentials resolved. */
+  intelligence: IntelConfig;
+  safety: RunSafety;
+  /** Who answers questions agents ask. */
+  humans: HumanResponder;
+  /** Recorded with the run (command, model, …). */
+  meta: Record<string, unknown>;
+  /** Every event of the run as the supervisor reports it, with the tree to place it. */
+  onEvent?(event: SupervisorEvent, tree: Tree): void;
+  runId?: string;
+}
+
+/** A run under way: its supervisor, and its end. */
+export interface StartedRun {
+  runId: string;
+  supervisor: Supervisor;
+  /**
+   * The root's end, once the run is recorded as finished. Rejects with `spawn_failed` when the
+   * root never starts (the run is then recorded `crashed`).
+   */
+  done: Promise<NodeResult>;
+}
+
+/**
+ * The composition root: it holds the store and builds, for each run, the supervisor with its
+ * limits, grant, tools and policy. `arbor run`, `arbor plan run|resume` and the library's `Arbor`
+ * are shells over it that parse, render and map exit codes.
+ */
+export class Runtime {
+  readonly store: SqliteStore;
+  readonly #options: RuntimeOptions;
+  readonly #timing: Timing;
+  /** Runs under way, each with what settles once it is recorded as finished. */
+  readonly #running = new Map<Supervisor, Promise<unknown>>();
+  #closed = false;
+
+  constructor(options: RuntimeOptions) {
+    this.#options = options;
+    this.#timing = options.timing ?? timingFromEnv(options.env);
+    this.store = new SqliteStore(options.storePath);
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.#options.env;
+  }
+
+  get cwd(): string {
+    return this.#options.cwd ?? process.cwd();
+  }
+
+  /** Records a new run and builds its supervisor; `extra` widens limits for a plan's leaves. */
+  supervise(
+    start: RunStart,
+    runId: string,
+    extra: { breadth?: number; total?: number; rate?: number } = {},
+  ): Supervisor {
+    if (this.#closed) throw new Error('the runtime is closed');
+    const { config } = start;
+    for (const event of start.safety.events)
+      this.store.appendEvent({ runId, ts: Date.now(), ...event });
+    const supervisor: Supervisor = new Supervisor({
+      runId,
+      store: this.store,
+      timing: this.#timing,
+      env: this.#options.env,
+      ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+      limits: {
+        maxDepth: config.maxDepth,
+        maxBreadth: Math.max(config.maxBreadth, extra.breadth ?? 0),
+        maxTotal: config.maxTotal + (extra.total ?? 0),
+      },
+      rate: { count: config.spawnRate.count + (extra.rate ?? 0), perMs: config.spawnRate.perMs },
+      humans: start.humans,
+      rules: config.rules,
+      allowTrifecta: config.allowTrifecta,
+      budget: config.budget,
+      ...(this.#options.hostTools === undefined ? {} : { hostTools: this.#options.hostTools }),
+      ...(this.#options.childCommand === undefined
+        ? {}
+        : { childCommand: this.#options.childCommand }),
+      onEvent: (event) => start.onEvent?.(event, supervisor.tree),
+    });
+    this.#running.set(supervisor, Promise.resolve());
+    return supervisor;
+  }
+
+  /** Starts a root agent; the run is recorded, and finished in the store when the root ends. */
+  startRun(start: RunStart): StartedRun {
+    const runId = start.runId ?? mintRunId();
+    this.store.createRun({
+      id: runId,
+      instruction: start.config.instruction,
+      status: 'running',
+      createdAt: Date.now(),
+      meta: start.meta,
+    });
+    const supervisor = this.supervise(start, runId);
+    const done = supervisor.runRoot(rootTemplate(start)).then(
+      (result) => {
+        this.store.finishRun(runId, result.end.outcome.status, Date.now());
+        return result;
+      },
+      (error: unknown) => {
+        this.store.finishRun(runId, 'crashed', Date.now());
+        throw error;
+      },
+    );
+    this.track(supervisor, done);
+    return { runId, supervisor, done };
+  }
+
+  /** Keeps a run's supervisor until `finished` settles (its end recorded), for `close`. */
+  track(supervisor: Supervisor, finished: Promise<unknown>): void {
+    const settled = finished.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#running.set(supervisor, settled);
+    void settled.then(() => this.#running.delete(supervisor));
+  }
+
+  /**
+   * Stops every run still going (deepest first, through the kill ladder), waits until each is
+   * recorded as finished, then closes the store. Nothing is left running.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const running = [...this.#running];
+    await Promise.all(running.map(([supervisor]) => supervisor.stopAll('the runtime is closing')));
+    await Promise.all(running.map(([, finished]) => finished));
+    this.store.close();
+  }
+}
+
+/** The root payload of a run. */
+export function rootTemplate(start: RunStart): RootTemplate {
+  const { config } = start;
+  return {
+    instruction: config.instruction,
+    intelligence: start.intelligence,
+    limits: {
+      max_steps: config.maxSteps,
+      ...(config.deadlineMs === undefined ? {} : { deadline_ms: config.deadlineMs }),
+      max_depth: config.maxDepth,
+    },
+    warm: config.warm,
+    caveats: config.grant,
+    mcp_servers: config.mcpServers,
+    ...start.safety.template,
+  };
+}

@@ -1,0 +1,66 @@
+import type { Caveats, McpServerSpec, RuntimeTrifecta, SwapPolicy } from '../protocol/index.js';
+import type { BudgetSettings } from '../supervisor/index.js';
+import type { PolicyRule } from '../tools/index.js';
+
+/** How commands are contained: bubblewrap where it works, bubblewrap or fail, or none at all. */
+export type SandboxChoice = 'auto' | 'required' | 'off';
+
+/** The run's security settings beyond the grant, from `[security]` and `--sandbox`. */
+export interface SecuritySettings {
+  sandbox: SandboxChoice;
+  runtimeTrifecta: RuntimeTrifecta;
+  /** Tool patterns whose results count as untrusted (`security.untrusted_tools`). */
+  untrustedTools: string[];
+}
+
+/**
+ * Everything that shapes one run, validated: what `arbor run` resolves from flags, config and
+ * environment, and what the library builds from `Arbor.open` and `run` options.
+ */
+export interface RunConfig {
+  instruction: string;
+  swapPolicy: SwapPolicy;
+  maxSteps: number;
+  deadlineMs: number | undefined;
+  maxDepth: number;
+  maxBreadth: number;
+  maxTotal: number;
+  spawnRate: { count: number; perMs: number };
+  /** The run's grant: every node holds at most this. */
+  grant: Caveats;
+  /** MCP servers the root holds (secret references resolved by `resolveServerSecrets`). */
+  mcpServers: McpServerSpec[];
+  rules: PolicyRule[];
+  allowTrifecta: boolean;
+  security: SecuritySettings;
+  /** The tree's ceiling, excess handling and rate windows. */
+  budget: BudgetSettings;
+  /** Keep the root alive after its answer for the next message (a session). */
+  warm: boolean;
+  /** The store's path, subtracted from every grant. */
+  dbPath: string;
+}
+
+/** arbor's defaults, in one place: `arbor run`, `arbor plan run` and the library all use them. */
+export const DEFAULTS = {
+  maxSteps: 50,
+  maxDepth: 3,
+  maxBreadth: 8,
+  maxTotal: 64,
+  /** At most 8 spawns per 2 s across the run. */
+  spawnRate: { count: 8, perMs: 2_000 },
+  askFallback: 'fail',
+  swapPolicy: 'finish-on-old',
+  sandbox: 'auto',
+  budget: { ceiling: {}, onExcess: 'clamp', windows: [] },
+} as const satisfies {
+  maxSteps: number;
+  maxDepth: number;
+  maxBreadth: number;
+  maxTotal: number;
+  spawnRate: { count: number; perMs: number };
+  askFallback: 'fail' | 'wait';
+  swapPolicy: SwapPolicy;
+  sandbox: SandboxChoice;
+  budget: BudgetSettings;
+};
