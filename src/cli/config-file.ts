@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseToml } from 'smol-toml';
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { BudgetWindowSchema } from '../supervisor/budget/index.js';
 import { PolicyRulesSchema, ToolPatternSchema } from '../tools/index.js';
@@ -18,143 +18,241 @@ import {
   SwapPolicySchema,
 } from '../protocol/index.js';
 
-const Duration = z.string().min(1);
+// Descriptions are `.describe()`d rather than written as doc comments: `arbor config schema`
+// carries them into the JSON Schema, so editors show them when hovering a key.
+
+const Duration = z.string().min(1).describe('A duration such as `500ms`, `30s`, `5m` or `1h`.');
 
 const EndpointTable = z.strictObject({
-  url: HttpUrlSchema,
-  dialect: DialectSchema.optional(),
-  model: z.string().min(1).optional(),
-  /** Where the credential comes from: `env:NAME`. Literal keys are refused in files. */
+  url: HttpUrlSchema.describe('Base URL, such as `https://api.openai.com/v1`.'),
+  dialect: DialectSchema.optional().describe('Wire dialect of this endpoint.'),
+  model: z.string().min(1).optional().describe('Model name here, when it differs.'),
   credential: z
     .string()
     .regex(
       /^env:[A-Za-z_][A-Za-z0-9_]*$/,
       'expected `env:NAME`; put the key in the environment, not in the file',
     )
-    .optional(),
-  headers: HeadersSchema.optional(),
+    .optional()
+    .describe('Where the credential comes from: `env:NAME`. Literal keys are refused in files.'),
+  headers: HeadersSchema.optional().describe('Extra request headers.'),
 });
+
+const IntelligenceTable = z
+  .strictObject({
+    model: z.string().min(1).optional().describe('The model name.'),
+    dialect: DialectSchema.optional().describe('Wire dialect: `openai` or `anthropic`.'),
+    endpoints: z
+      .array(HttpUrlSchema)
+      .optional()
+      .describe('Endpoint URLs in failover order; short form of `[[intelligence.endpoint]]`.'),
+    endpoint: z
+      .array(EndpointTable)
+      .optional()
+      .describe('`[[intelligence.endpoint]]` tables, in failover order.'),
+    timeout: Duration.optional().describe('Timeout of one model call.'),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Retries on 429 and 5xx, on the same endpoint, before failing over.'),
+    swap_policy: SwapPolicySchema.optional().describe('How a SIGHUP reload swaps the model.'),
+    sampling: SamplingSchema.strict().optional().describe('Sampling options sent to the model.'),
+    prices: z
+      .record(z.string(), ModelPriceSchema)
+      .optional()
+      .describe('USD per million tokens, keyed by model name.'),
+    breaker: z
+      .strictObject({
+        threshold: z.number().int().positive().optional().describe('Failures that open it.'),
+        cooldown: Duration.optional().describe('First cooldown; it doubles on each re-open.'),
+        cooldown_max: Duration.optional().describe('Ceiling of the doubling cooldown.'),
+      })
+      .optional()
+      .describe('Per-endpoint circuit breaker.'),
+  })
+  // A refinement, not a JSON Schema rule: `arbor config check` reports it, editors do not.
+  .refine((table) => table.endpoints === undefined || table.endpoint === undefined, {
+    error: 'set either `intelligence.endpoints` or `[[intelligence.endpoint]]`, not both',
+    path: ['endpoint'],
+  });
 
 /** The `--config` file: TOML, strict (an unknown key is an error naming it). */
-export const ConfigFileSchema = z.strictObject({
-  intelligence: z
-    .strictObject({
-      model: z.string().min(1).optional(),
-      dialect: DialectSchema.optional(),
-      /** Endpoint URLs, in failover order; or `[[intelligence.endpoint]]` tables for more detail. */
-      endpoints: z.array(HttpUrlSchema).optional(),
-      endpoint: z.array(EndpointTable).optional(),
-      timeout: Duration.optional(),
-      retries: z.number().int().min(0).optional(),
-      swap_policy: SwapPolicySchema.optional(),
-      sampling: SamplingSchema.strict().optional(),
-      prices: z.record(z.string(), ModelPriceSchema).optional(),
-      breaker: z
-        .strictObject({
-          threshold: z.number().int().positive().optional(),
-          cooldown: Duration.optional(),
-          cooldown_max: Duration.optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  limits: z
-    .strictObject({
-      max_steps: z.number().int().positive().optional(),
-      max_tokens: z.number().int().positive().optional(),
-      deadline: Duration.optional(),
-      max_depth: z.number().int().min(0).optional(),
-      max_breadth: z.number().int().positive().optional(),
-      max_total: z.number().int().positive().optional(),
-      /** Spawns allowed per period across the run, written `8/2s`. */
-      spawn_rate: z
-        .string()
-        .regex(/^\d+\/\d+(ms|s|m|h)$/, 'expected `COUNT/DURATION`, such as `8/2s`')
-        .optional(),
-    })
-    .optional(),
-  /** The tree's money ceiling, how children's asks beyond their share are met, and rate windows. */
-  budget: z
-    .strictObject({
-      usd: z.number().positive().optional(),
-      /** A `subagent.run` asking more than its caller has left gets what is left, or nothing. */
-      on_excess: z.enum(['clamp', 'refuse']).optional(),
-      /** `[[budget.window]]`: tokens and requests per minute, hour or day, shared across runs. */
-      window: z.array(BudgetWindowSchema).optional(),
-    })
-    .optional(),
-  /** MCP servers the root holds (children get subsets): `[[mcp.server]]` tables. */
-  mcp: z
-    .strictObject({ server: z.array(z.strictObject(McpServerSpecSchema.shape)).optional() })
-    .optional(),
-  security: z
-    .strictObject({
-      /** Let a node hold untrusted input, sensitive data and egress together (the static check). */
-      allow_trifecta: z.boolean().optional(),
-      /** Ordered rules; the first that matches a gated call decides: `[[security.policy]]`. */
-      policy: PolicyRulesSchema.optional(),
-      /** `auto` (bubblewrap where it works), `required` (or refuse to start), `off` (opt out). */
-      sandbox: z.enum(['auto', 'required', 'off']).optional(),
-      /** What an egress call of an exposed and sensitive node gets: `ask`, `deny` or `off`. */
-      runtime_trifecta: RuntimeTrifectaModeSchema.optional(),
-      /** Glob patterns of sensitive files on top of the built-in list. */
-      sensitive_paths: z.array(z.string().min(1)).optional(),
-      /** The risk score (0–1) at which egress is held as for the trifecta; 1 turns it off. */
-      risk_ask_at: z.number().gt(0).max(1).optional(),
-      /** Tool patterns (`github.*`) whose results count as untrusted content. */
-      untrusted_tools: z.array(ToolPatternSchema).optional(),
-    })
-    .optional(),
-  agent: z
-    .strictObject({
-      /** What `ask_human` does when no terminal can ask: `fail` at once, or `wait` for `arbor gate answer`. */
-      ask_human_fallback: z.enum(['fail', 'wait']).optional(),
-    })
-    .optional(),
-  /** The run's grant: what the root (and so every descendant) may touch. */
-  grant: z
-    .strictObject({
-      fs_read: ScopeSchema.optional(),
-      fs_write: ScopeSchema.optional(),
-      exec: ScopeSchema.optional(),
-      net: ScopeSchema.optional(),
-      max_calls: CountBoundSchema.optional(),
-    })
-    .optional(),
-  store: z.strictObject({ path: z.string().min(1).optional() }).optional(),
-});
+export const ConfigFileSchema = z
+  .strictObject({
+    intelligence: IntelligenceTable.optional().describe('The model and how to reach it.'),
+    limits: z
+      .strictObject({
+        max_steps: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Model calls allowed (default 50).'),
+        max_tokens: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe("The tree's token ceiling: input + output of every node."),
+        deadline: Duration.optional().describe('Wall-clock limit of the run.'),
+        max_depth: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('Levels of delegation below the root (default 3).'),
+        max_breadth: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Running children of one caller (default 8).'),
+        max_total: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Nodes the run may create (default 64).'),
+        spawn_rate: z
+          .string()
+          .regex(/^\d+\/\d+(ms|s|m|h)$/, 'expected `COUNT/DURATION`, such as `8/2s`')
+          .optional()
+          .describe('Spawns allowed per period across the run, written `8/2s`.'),
+      })
+      .optional()
+      .describe('Step, token, time and delegation caps.'),
+    budget: z
+      .strictObject({
+        usd: z.number().positive().optional().describe("The tree's money ceiling, in US dollars."),
+        on_excess: z
+          .enum(['clamp', 'refuse'])
+          .optional()
+          .describe('A child asking more than its caller has left gets what is left, or nothing.'),
+        window: z
+          .array(BudgetWindowSchema)
+          .optional()
+          .describe('`[[budget.window]]`: tokens and requests per minute, hour or day.'),
+      })
+      .optional()
+      .describe("The tree's money ceiling, how excess asks are met, and rate windows."),
+    mcp: z
+      .strictObject({
+        server: z
+          .array(z.strictObject(McpServerSpecSchema.shape))
+          .optional()
+          .describe('`[[mcp.server]]` tables: stdio (`command`) or HTTP (`url`) servers.'),
+      })
+      .optional()
+      .describe('MCP servers the root holds; children get subsets.'),
+    security: z
+      .strictObject({
+        allow_trifecta: z
+          .boolean()
+          .optional()
+          .describe('Let a node hold untrusted input, sensitive data and egress together.'),
+        policy: PolicyRulesSchema.optional().describe(
+          'Ordered `[[security.policy]]` rules; the first that matches a gated call decides.',
+        ),
+        sandbox: z
+          .enum(['auto', 'required', 'off'])
+          .optional()
+          .describe('`auto` (bubblewrap where it works), `required` (or refuse to start), `off`.'),
+        runtime_trifecta: RuntimeTrifectaModeSchema.optional().describe(
+          'What an egress call of an exposed and sensitive node gets.',
+        ),
+        sensitive_paths: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Glob patterns of sensitive files on top of the built-in list.'),
+        risk_ask_at: z
+          .number()
+          .gt(0)
+          .max(1)
+          .optional()
+          .describe('The risk score (0–1) at which egress is held as for the trifecta; 1: never.'),
+        untrusted_tools: z
+          .array(ToolPatternSchema)
+          .optional()
+          .describe('Tool patterns (`github.*`) whose results count as untrusted content.'),
+      })
+      .optional()
+      .describe('Sandbox, trifecta checks and tool-call policy.'),
+    agent: z
+      .strictObject({
+        ask_human_fallback: z
+          .enum(['fail', 'wait'])
+          .optional()
+          .describe('Without a terminal: `fail` questions at once, or `wait` for `arbor gate`.'),
+      })
+      .optional(),
+    grant: z
+      .strictObject({
+        fs_read: ScopeSchema.optional().describe('Paths agents may read.'),
+        fs_write: ScopeSchema.optional().describe('Paths agents may write.'),
+        exec: ScopeSchema.optional().describe('Commands agents may run (exact match).'),
+        net: ScopeSchema.optional().describe('Hosts agents may reach.'),
+        max_calls: CountBoundSchema.optional().describe('Tool calls allowed.'),
+      })
+      .optional()
+      .describe("The run's grant: what the root, and so every descendant, may touch."),
+    store: z
+      .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
+      .optional(),
+  })
+  .meta({
+    title: 'arbor config file',
+    description: 'The TOML file of `arbor run --config` and `arbor doctor --config`.',
+  });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
-/** Reads and validates a config file; every problem is a `config` error naming the file and key. */
-export function loadConfigFile(path: string): ConfigFile {
-  let text: string;
+/**
+ * A config file's text without a byte-order mark (some editors write one, and no editor counts it
+ * as a column). A file that cannot be read is a `config` error naming it.
+ */
+export function readConfigText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new ArborError(
       'config',
       `Cannot read the config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+      { cause: error },
     );
   }
-  let data: unknown;
+}
+
+/**
+ * Parses config TOML. A syntax error is a `config` error "FILE:LINE:COLUMN: invalid TOML: why",
+ * one line, so editors and terminals can jump to it.
+ */
+export function parseConfigToml(text: string, path: string): unknown {
   try {
-    data = parseToml(text);
+    // `__proto__` and `constructor` keys are refused outright, as in plan files.
+    return parseToml(text, { unsafeKeyBehaviour: 'throw' });
   } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
     throw new ArborError(
       'config',
-      `${path}: not valid TOML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      `${path}:${error.line}:${error.column}: invalid TOML: ${reason}`,
+      {
+        details: { path, line: error.line, column: error.column },
+        cause: error,
+      },
     );
   }
+}
+
+/** Reads and validates a config file; every problem is a `config` error naming the file and key. */
+export function loadConfigFile(path: string): ConfigFile {
+  const data = parseConfigToml(readConfigText(path), path);
   const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success)
-    throw new ArborError('config', `${path}: ${formatIssues(parsed.error.issues)}`);
-  if (
-    parsed.data.intelligence?.endpoints !== undefined &&
-    parsed.data.intelligence.endpoint !== undefined
-  ) {
+  if (!parsed.success) {
     throw new ArborError(
       'config',
-      `${path}: set either \`intelligence.endpoints\` or \`[[intelligence.endpoint]]\`, not both.`,
+      `${path}: ${formatIssues(parsed.error.issues)} (\`arbor config check ${path}\` shows where)`,
     );
   }
   return parsed.data;

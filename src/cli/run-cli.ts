@@ -1,5 +1,6 @@
 import { isArborError } from '../protocol/index.js';
-import { EXIT } from './exit-codes.js';
+import { configCommand } from './config-command.js';
+import { EXIT } from '../runtime/index.js';
 import { mockLlm } from './mock-llm.js';
 import { write, type CliIo } from './output.js';
 import { doctor } from './doctor.js';
@@ -20,6 +21,8 @@ Commands:
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
   gate list|answer   questions agents are waiting on, and answering them
+  config check       check a config file and report every problem with its line and column
+  config schema      print the config file's JSON Schema, for editors
   doctor             what this machine has and lacks: Node.js, store, SQLite, sandbox, MCP SDK
   mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin
@@ -39,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
   },
   plan: planCommand,
   gate: gateCommand,
+  config: configCommand,
   doctor,
   'mock-llm': mockLlm,
   protocol: async (args, io) => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/cli/duration.js';
-import { exitCodeFor } from '../../src/cli/exit-status.js';
+import { exitCodeFor } from '../../src/runtime/index.js';
 import { resolveRunSettings, type RunFlags } from '../../src/cli/run-settings.js';
 
 const base: RunFlags = { intel: 'http://127.0.0.1:8080/v1', model: 'm' };
@@ -126,7 +126,7 @@ describe('resolveRunSettings', () => {
     );
     const broken = configFile('[limits\n');
     expect(() => resolveRunSettings('x', { ...base, config: broken }, {})).toThrow(
-      `${broken}: not valid TOML`,
+      `${broken}:1:8: invalid TOML: illegal character in key`,
     );
     expect(() => resolveRunSettings('x', { ...base, config: '/no/such/file.toml' }, {})).toThrow(
       'Cannot read the config file /no/such/file.toml: ENOENT',
