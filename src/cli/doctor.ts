@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DEFAULT_DB_PATH } from '../store/index.js';
 import { probeSandbox, SANDBOX_HINT } from '../tools/index.js';
 import { loadConfigFile } from './config-file.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs } from './usage-error.js';
 

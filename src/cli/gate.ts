@@ -1,6 +1,6 @@
 import { ArborError } from '../protocol/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 

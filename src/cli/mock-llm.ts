@@ -5,7 +5,7 @@ import {
   type RecordedRequest,
 } from '../testing/index.js';
 import { ArborError } from '../protocol/index.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 

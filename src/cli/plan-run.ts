@@ -1,19 +1,19 @@
-import {
-  authoredPlanPath,
-  resumePlan,
-  runLogPath,
-  validatePlan,
-  type Plan,
-  type Subtask,
-} from '../plan/index.js';
+import { runLogPath, type Plan } from '../plan/index.js';
 import { isArborError, type IntelConfig } from '../protocol/index.js';
-import { checkRunLog, mintRunId, Runtime, startPlan, type PlanEnd } from '../runtime/index.js';
+import {
+  checkRunLog,
+  EXIT,
+  mintRunId,
+  preparePlan,
+  Runtime,
+  startPlan,
+  type PlanEnd,
+} from '../runtime/index.js';
 import { SqliteStore } from '../store/index.js';
 import { createEventLog } from './event-log.js';
-import { EXIT } from './exit-codes.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { loadPlan, parsePlanArgs } from './plan-load.js';
+import { parsePlanArgs } from './plan-load.js';
 import {
   PLAN_RUN_HELP,
   PLAN_RUN_OPTIONS,
@@ -43,36 +43,29 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   }
   if (file === undefined) throw usageError(`${command}: expected a plan file.`);
   const flags = resolvePlanRunFlags(values);
-  const authoredPath = values.plan ?? authoredPlanPath(file);
   if (!resume && values.plan !== undefined)
     throw usageError('`--plan` names the authored plan of a run-log: it goes with `plan resume`.');
-  const plan = await loadPlan(resume ? authoredPath : file, io).catch((error: unknown) => {
-    if (!resume || !isArborError(error, 'config')) throw error;
-    throw usageError(
-      `resume takes every leaf's instruction and authority from the authored plan, and ${error.message.replace(/\.$/, '')}; name it with \`--plan FILE\`.`,
-    );
-  });
-  if (plan === undefined) return EXIT.usage;
-  let runLog: Plan | undefined;
-  if (resume && authoredPath !== file) {
-    runLog = await loadPlan(file, io);
-    if (runLog === undefined) return EXIT.usage;
-    const resumed = resumePlan(plan, runLog);
-    plan.subtask = resumed.plan.subtask;
-    if (resumed.dropped.length > 0) {
-      await write(
-        io.stderr,
-        `arbor: ${file} has subtasks ${authoredPath} no longer has; they are dropped: ${resumed.dropped.join(', ')}\n`,
-      );
+  let prepared;
+  try {
+    prepared = await preparePlan(file, { resume, authored: values.plan });
+  } catch (error) {
+    if (isArborError(error, 'plan_invalid')) {
+      await write(io.stderr, `${error.message}\n`);
+      return EXIT.usage;
     }
+    if (resume && isArborError(error, 'config') && error.details.path !== file)
+      throw usageError(
+        `resume takes every leaf's instruction and authority from the authored plan, and ${error.message.replace(/\.$/, '')}; name it with \`--plan FILE\`.`,
+      );
+    throw error;
   }
-  const findings = validatePlan(plan);
-  if (findings.length > 0) {
-    const shown = resume ? authoredPath : file;
-    await write(io.stderr, findings.map((f) => `${shown}: ${f.message} [${f.code}]\n`).join(''));
-    return EXIT.usage;
+  const { plan, runLog, dropped, authoredPath } = prepared;
+  if (dropped.length > 0) {
+    await write(
+      io.stderr,
+      `arbor: ${file} has subtasks ${authoredPath} no longer has; they are dropped: ${dropped.join(', ')}\n`,
+    );
   }
-  if (!resume) for (const subtask of plan.subtask) restart(subtask);
   const { provider: _provider, plan: _plan, 'trust-run-log': trust, ...runValues } = values;
   const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env);
   if (runLog !== undefined && trust !== true) await verifyRunLog(file, runLog.run, settings.dbPath);
@@ -182,11 +175,4 @@ async function verifyRunLog(
   } finally {
     store.close();
   }
-}
-
-/** A fresh run starts every subtask over: the authored statuses and results are not carried. */
-function restart(subtask: Subtask): void {
-  subtask.status = 'pending';
-  delete subtask.result;
-  delete subtask.artifact_ref;
 }

@@ -1,5 +1,5 @@
 import { leaves, validatePlan } from '../plan/index.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { loadPlan, parsePlanArgs } from './plan-load.js';
 import { usageError } from './usage-error.js';

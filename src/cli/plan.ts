@@ -1,4 +1,4 @@
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { PLAN_RUN_HELP, planRun } from './plan-run.js';
 import { PLAN_SHOW_HELP, planShow } from './plan-show.js';

@@ -4,7 +4,7 @@ import {
   type DecodeResult,
   type Frame,
 } from '../protocol/index.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 

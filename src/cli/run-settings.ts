@@ -66,10 +66,13 @@ export function resolveRunSettings(
   instruction: string,
   flags: RunFlags,
   env: NodeJS.ProcessEnv,
+  given: { config?: ConfigFile; cwd?: string } = {},
 ): RunSettings {
   if (instruction.trim() === '')
     throw new ArborError('usage', 'Expected an instruction: `arbor run "<what to do>"`.');
-  const config = flags.config === undefined ? undefined : loadConfigFile(flags.config);
+  // A config already read and validated (the library's options), or the `--config` file.
+  const config =
+    given.config ?? (flags.config === undefined ? undefined : loadConfigFile(flags.config));
   const pick = (flag: keyof RunFlags, envName: string): Layer | undefined => {
     const fromFlag = flags[flag];
     if (typeof fromFlag === 'string') return { value: fromFlag, name: `--${flag}` };
@@ -115,7 +118,7 @@ export function resolveRunSettings(
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??
       config?.agent?.ask_human_fallback ??
       DEFAULTS.askFallback,
-    grant: resolveGrant(flags, config, process.cwd()),
+    grant: resolveGrant(flags, config, given.cwd ?? process.cwd()),
     mcpServers: resolveMcpServers(flags, config),
     rules: config?.security?.policy ?? [],
     allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,

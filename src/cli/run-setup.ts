@@ -1,6 +1,6 @@
 import { resolveCredentials } from '../intel/index.js';
-import type { IntelConfig, McpServerSpec } from '../protocol/index.js';
-import { resolveReferences } from '../tools/index.js';
+import type { IntelConfig } from '../protocol/index.js';
+import { resolveServerSecrets } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import {
   failResponder,
@@ -62,25 +62,6 @@ export function reloadIntelligence(
   loadConfigFile(settings.configPath);
   const fresh = resolveRunSettings(settings.instruction, { config: settings.configPath }, env);
   return fresh.intelligence === undefined ? undefined : resolveCredentials(fresh.intelligence, env);
-}
-
-/**
- * Resolves `{{env:NAME}}` and `{{secret:NAME}}` (both read from the environment) in MCP headers
- * and variables here, where the environment is: the resolved values travel to children in their
- * payload, over the pipe, and are redacted from every stored copy.
- */
-async function resolveServerSecrets(
-  servers: McpServerSpec[],
-  env: NodeJS.ProcessEnv,
-): Promise<McpServerSpec[]> {
-  const sources = { env, resolveSecret: (name: string) => env[name] };
-  return Promise.all(
-    servers.map(async (server) => ({
-      ...server,
-      headers: (await resolveReferences(server.headers, 'header', sources)).values,
-      env: (await resolveReferences(server.env, 'variable', sources)).values,
-    })),
-  );
 }
 
 function missing(): never {

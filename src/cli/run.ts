@@ -3,8 +3,8 @@ import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.
 import { mintRunId, Runtime } from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
 import { createEventLog } from './event-log.js';
-import { EXIT } from './exit-codes.js';
-import { exitCodeFor } from './exit-status.js';
+import { EXIT } from '../runtime/index.js';
+import { exitCodeFor } from '../runtime/index.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';

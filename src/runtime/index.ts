@@ -20,3 +20,6 @@ export {
   type StartedRun,
 } from './runtime.js';
 export { startPlan, type PlanEnd, type PlanStart, type StartedPlan } from './plan-session.js';
+export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
+export { preparePlan, type PreparedPlan } from './prepare-plan.js';
+export { resolveServerSecrets } from './server-secrets.js';

@@ -94,6 +94,22 @@ export class SqliteStore implements RunStore {
     return row === undefined ? undefined : runFromRow(row);
   }
 
+  /** Runs, newest first: all of them, or those of a status, started since a time. */
+  listRuns(filter: { status?: string; since?: number; limit?: number } = {}): RunRecord[] {
+    this.flush();
+    const rows = this.#db
+      .prepare(
+        `SELECT * FROM runs WHERE (@status IS NULL OR status = @status)
+           AND created_at >= @since ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      )
+      .all({
+        status: filter.status ?? null,
+        since: filter.since ?? 0,
+        limit: filter.limit ?? -1,
+      }) as RunRow[];
+    return rows.map(runFromRow);
+  }
+
   createNode(node: NodeRecord): void {
     this.flush();
     this.#statements.insertNode.run({
