@@ -25,8 +25,11 @@ const EDGE_MODULES = [
 
 export default tseslint.config(
   // `bench/peers/` is a separate package (other frameworks, for the delegation benchmark), never
-  // linted or type-checked with arbor.
-  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', 'bench/peers/'] },
+  // linted or type-checked with arbor. `examples/library/` is code as a user writes it, against
+  // the installed package: the consumer test type-checks it with `tsc --strict`.
+  {
+    ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', 'bench/peers/', 'examples/'],
+  },
   eslint.configs.recommended,
   tseslint.configs.strictTypeChecked,
   tseslint.configs.stylisticTypeChecked,

@@ -11,11 +11,7 @@ import { DEFAULT_DB_PATH } from '../store/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
-import {
-  resolveGrant,
-  resolveMcpServers,
-  resolveSecurity,
-} from './run-authority.js';
+import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
 
 /** Flags of `arbor run`, as `parseArgs` returns them. */
 export interface RunFlags {

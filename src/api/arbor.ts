@@ -1,0 +1,277 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDuration } from '../cli/duration.js';
+import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
+import { ArborError } from '../protocol/index.js';
+import {
+  checkRunLog,
+  eventOf,
+  exitCodeFor,
+  fromWireEvent,
+  mintRunId,
+  prepareRunSafety,
+  preparePlan,
+  Runtime,
+  startPlan,
+  type RunConfig,
+  type RunSafety,
+  type RunStart,
+} from '../runtime/index.js';
+import {
+  firstResponder,
+  storeResponder,
+  type SupervisorEvent,
+  type Tree,
+} from '../supervisor/index.js';
+import type { HostTool } from '../tools/index.js';
+import { EventStream } from './event-stream.js';
+import { GateAnswers } from './gate-answers.js';
+import { openSettings, type OpenSettings } from './open-settings.js';
+import type { ArborOptions, PlanRunOptions, RunOptions } from './options.js';
+import { planResult } from './plan-result.js';
+import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
+import { RunHistory } from './run-history.js';
+
+/**
+ * arbor as a library: one store, one intelligence, the host's tools; runs and plans started from
+ * code, each with a handle that streams its events. It behaves as a guest in its host process: no
+ * signal handlers, no `process.exit`, nothing written to stdout or stderr, and `close()` leaves
+ * no child running.
+ */
+export class Arbor {
+  readonly #runtime: Runtime;
+  readonly #settings: OpenSettings;
+  readonly #options: ArborOptions;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #handles = new Set<Promise<unknown>>();
+  /** Past and present runs in this store. */
+  readonly runs: RunHistory;
+
+  private constructor(options: ArborOptions, env: NodeJS.ProcessEnv, settings: OpenSettings) {
+    this.#options = options;
+    this.#env = env;
+    this.#settings = settings;
+    const childCommand = commandOf(options.childCommand);
+    this.#runtime = new Runtime({
+      storePath: settings.base.dbPath,
+      env,
+      cwd: settings.cwd,
+      ...(options.tools === undefined ? {} : { hostTools: checkTools(options.tools) }),
+      ...(childCommand === undefined ? {} : { childCommand }),
+    });
+    this.runs = new RunHistory(this.#runtime.store);
+  }
+
+  /** Validates every option, resolves credentials and opens the store. Bad options throw a `config` error naming them. */
+  static async open(options: ArborOptions = {}): Promise<Arbor> {
+    const env = options.env ?? process.env;
+    if (options.tools !== undefined) checkTools(options.tools);
+    return new Arbor(options, env, await openSettings(options, env));
+  }
+
+  /** Starts a root agent on `instruction`. */
+  run(instruction: string, options: RunOptions = {}): RunHandle {
+    const runId = mintRunId();
+    return this.#start(runId, options.signal, async (start, events) => {
+      if (instruction.trim() === '')
+        throw new ArborError('usage', '`run` needs an instruction: what the agent is to do.');
+      const config = this.#configFor(instruction, options);
+      const started = this.#runtime.startRun({
+        ...start,
+        config,
+        safety: await this.#safety(runId, events, config),
+        meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },
+      });
+      const root = started.supervisor.tree.nodes()[0];
+      return {
+        control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
+        result: started.done.then(({ node, end }) =>
+          resultOf(
+            runId,
+            end.outcome,
+            node.usage,
+            started.supervisor.subtreeUsage(node.id),
+            exitCodeFor(end.outcome.status, end.error?.code),
+          ),
+        ),
+      };
+    });
+  }
+
+  /**
+   * Runs a plan: a TOML file (its run-log is written next to it), or a plan object (written under
+   * the store's directory first). A run-log (`*.run.toml`) with `resume: true` continues it.
+   */
+  runPlan(
+    planOrPath: string | Plan,
+    options: PlanRunOptions & { resume?: boolean } = {},
+  ): RunHandle {
+    const runId = mintRunId();
+    return this.#start(runId, options.signal, async (start, events) => {
+      const file = typeof planOrPath === 'string' ? planOrPath : this.#writePlan(runId, planOrPath);
+      const resume = options.resume === true;
+      const { plan, runLog, authoredPath } = await preparePlan(file, {
+        resume,
+        authored: options.authoredPlan,
+      });
+      if (runLog !== undefined) await checkRunLog(file, runLog.run, this.#runtime.store);
+      const config = this.#configFor(plan.goal ?? `plan ${file}`, options);
+      const safety = await this.#safety(runId, events, config, [
+        file,
+        runLogPath(file),
+        authoredPath,
+      ]);
+      const started = await startPlan(this.#runtime, {
+        ...start,
+        config,
+        safety,
+        file,
+        plan,
+        concurrency: options.concurrency ?? 4,
+        onFailure: options.onFailure ?? 'stop',
+        verifyTimeoutMs: msOf(options.verifyTimeout, 'verifyTimeout') ?? 300_000,
+        worktrees: options.worktrees === true,
+        provider: undefined,
+        meta: { command: resume ? 'api plan resume' : 'api plan run' },
+      });
+      const root = started.supervisor.tree.nodes()[0];
+      return {
+        control: {
+          supervisor: started.supervisor,
+          rootId: root?.id ?? '',
+          stop: (reason) => {
+            started.stop(reason);
+          },
+        },
+        result: started.done.then((end) => planResult(runId, end)),
+      };
+    });
+  }
+
+  /** Stops every run still going (through the kill ladder) and closes the store. */
+  async close(): Promise<void> {
+    await this.#runtime.close();
+    await Promise.allSettled([...this.#handles]);
+  }
+
+  /** Everything a run needs that does not depend on what it runs. */
+  #start(
+    runId: string,
+    signal: AbortSignal | undefined,
+    begin: (
+      start: Omit<RunStart, 'config' | 'safety' | 'meta'>,
+      events: EventStream,
+    ) => Promise<{ control: RunControl; result: Promise<RunResult> }>,
+  ): RunHandle {
+    const events = new EventStream();
+    const gates = new GateAnswers(this.#options.onAsk);
+    let resolveControl!: (control: RunControl | undefined) => void;
+    const control = new Promise<RunControl | undefined>((resolve) => {
+      resolveControl = resolve;
+    });
+    const onEvent = (event: SupervisorEvent, tree: Tree): void => {
+      const known = eventOf(event, runId, (id) => tree.get(id)?.path);
+      if (known !== undefined) events.push(known);
+    };
+    const result = (async () => {
+      try {
+        const begun = await begin(
+          {
+            runId,
+            intelligence: this.#settings.intelligence,
+            humans: firstResponder([gates.responder, storeResponder(this.#runtime.store)]),
+            onEvent,
+          },
+          events,
+        );
+        resolveControl(begun.control);
+        return await begun.result;
+      } finally {
+        resolveControl(undefined);
+        events.close();
+      }
+    })();
+    const handle = new RunHandle({ runId, events, gates, control, result });
+    this.#handles.add(result);
+    void result.then(
+      () => this.#handles.delete(result),
+      () => this.#handles.delete(result),
+    );
+    if (signal !== undefined) {
+      const cancel = (): void => void handle.cancel(String(signal.reason ?? 'aborted'));
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+    }
+    return handle;
+  }
+
+  /** The run's safety; its run-level events (a sandbox off or missing) go to the run's stream too. */
+  async #safety(
+    runId: string,
+    events: EventStream,
+    config: RunConfig,
+    readOnly?: string[],
+  ): Promise<RunSafety> {
+    const safety = await prepareRunSafety(config, this.#env, {
+      cwd: this.#settings.cwd,
+      ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
+    });
+    const ts = new Date().toISOString();
+    for (const { kind, data } of safety.events)
+      events.push(fromWireEvent({ ts, run_id: runId, event: kind, ...data }));
+    return safety;
+  }
+
+  #configFor(instruction: string, options: RunOptions | PlanRunOptions): RunConfig {
+    const { base } = this.#settings;
+    return {
+      ...base,
+      instruction,
+      maxSteps: options.maxSteps ?? base.maxSteps,
+      deadlineMs: msOf(options.deadline, 'deadline') ?? base.deadlineMs,
+      warm: 'warm' in options && options.warm,
+    };
+  }
+
+  #writePlan(runId: string, plan: Plan): string {
+    const dir = path.join(this.#settings.cwd, '.arbor', 'plans');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${runId}.toml`);
+    writeFileSync(file, stringifyPlan(plan));
+    return file;
+  }
+}
+
+/** A duration option: milliseconds, or text such as `2m`. */
+function msOf(value: string | number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new ArborError(
+        'usage',
+        `\`${name}\` must be a positive number of milliseconds, got ${value}.`,
+      );
+    return value;
+  }
+  return parseDuration(value, `\`${name}\``);
+}
+
+function commandOf(
+  option: ArborOptions['childCommand'],
+): { command: string; args: string[] } | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option !== 'string') return { command: option.command, args: option.args ?? [] };
+  const [command = '', ...args] = option.trim().split(/\s+/);
+  if (command === '') throw new ArborError('config', 'Arbor.open: `childCommand` is empty.');
+  return { command, args };
+}
+
+function checkTools(tools: readonly HostTool[]): readonly HostTool[] {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (seen.has(tool.name))
+      throw new ArborError('config', `Arbor.open: two host tools are named \`${tool.name}\`.`);
+    seen.add(tool.name);
+  }
+  return tools;
+}

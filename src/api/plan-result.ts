@@ -1,0 +1,53 @@
+import { leaves } from '../plan/index.js';
+import { EXIT, type PlanEnd } from '../runtime/index.js';
+import { resultOf, type RunResult } from './run-handle.js';
+
+/**
+ * A plan run's result: its text is the results of its final leaves (those nothing depends on);
+ * `structured` holds the summary and every leaf's status and result.
+ */
+export function planResult(runId: string, end: PlanEnd): RunResult {
+  const all = leaves(end.plan);
+  const needed = new Set(end.plan.subtask.flatMap((subtask) => subtask.deps));
+  const finals = all.filter((leaf) => !needed.has(leaf.id));
+  const text = finals
+    .map((leaf) =>
+      finals.length === 1 ? (leaf.result ?? '') : `## ${leaf.id}\n${leaf.result ?? ''}`,
+    )
+    .join('\n\n');
+  const exitCode =
+    end.status === 'completed'
+      ? EXIT.ok
+      : end.status === 'cancelled'
+        ? EXIT.interrupted
+        : EXIT.partial;
+  return {
+    ...resultOf(
+      runId,
+      {
+        status: end.status,
+        result: text,
+        ...(end.status === 'completed' ? {} : { reason: planReason(end) }),
+      },
+      { input_tokens: 0, output_tokens: 0 },
+      end.usage,
+      exitCode,
+    ),
+    structured: {
+      summary: end.summary,
+      runLog: end.logPath,
+      leaves: all.map((leaf) => ({
+        id: leaf.id,
+        status: leaf.status,
+        ...(leaf.result === undefined ? {} : { result: leaf.result }),
+      })),
+    },
+  };
+}
+
+function planReason(end: PlanEnd): string {
+  const conflicts = end.merge?.conflicts.length ?? 0;
+  if (conflicts > 0) return `${conflicts} merge conflict(s)`;
+  const { summary } = end;
+  return `plan ${end.status}: ${JSON.stringify(summary)}`;
+}
