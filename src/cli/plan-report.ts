@@ -1,4 +1,10 @@
-import { leaves, type MergeReport, type Plan, type ScheduleSummary } from '../plan/index.js';
+import {
+  leaves,
+  type MergeReport,
+  type Plan,
+  type ScheduleSummary,
+  type Subtask,
+} from '../plan/index.js';
 import type { Usage } from '../protocol/index.js';
 
 export interface PlanRunReport {
@@ -33,26 +39,54 @@ export function planReport(report: PlanRunReport) {
 
 const FIRST_LINE_CHARS = 100;
 
-/** One line per leaf (status, id, the first line of its result), then the totals. */
-export function planSummaryText(report: PlanRunReport): string {
-  const all = leaves(report.plan);
-  const width = Math.max(...all.map((leaf) => leaf.id.length));
-  const lines = all.map((leaf) => {
-    const first = (leaf.result ?? '').split('\n')[0] ?? '';
-    const shown = first.length > FIRST_LINE_CHARS ? `${first.slice(0, FIRST_LINE_CHARS)}…` : first;
-    return `${leaf.status.padEnd(9)} ${leaf.id.padEnd(width)}${shown === '' ? '' : `  ${shown}`}`.trimEnd();
-  });
+/**
+ * The leaves no subtask depends on: where the plan's work ends up, so what a person running it
+ * wants to read. A plan whose leaves have no deps at all ends in every one of them.
+ */
+function finalLeaves(all: readonly Subtask[], plan: Plan): Set<string> {
+  const dependedOn = new Set(plan.subtask.flatMap((subtask) => subtask.deps));
+  return new Set(all.filter((leaf) => !dependedOn.has(leaf.id)).map((leaf) => leaf.id));
+}
+
+/** A leaf on one line: its status, its id and the first line of its result. */
+function leafLine(leaf: Subtask, width: number): string {
+  const first = (leaf.result ?? '').split('\n')[0] ?? '';
+  const shown = first.length > FIRST_LINE_CHARS ? `${first.slice(0, FIRST_LINE_CHARS)}…` : first;
+  return `${leaf.status.padEnd(9)} ${leaf.id.padEnd(width)}${shown === '' ? '' : `  ${shown}`}`.trimEnd();
+}
+
+/** A final leaf in full: a heading with its id and status, then its whole result. */
+function leafSection(leaf: Subtask): string {
+  const result = leaf.result === undefined || leaf.result === '' ? '(no result)' : leaf.result;
+  return `=== ${leaf.id} (${leaf.status}) ===\n${result.replace(/\n+$/, '')}`;
+}
+
+/** The totals by status, the run-log, and the merge when there was one. */
+function totalsText(report: PlanRunReport): string {
   const counts = Object.entries(report.summary)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`)
     .join(', ');
-  lines.push(`plan: ${counts}; run-log ${report.logPath}`);
+  const totals = `plan: ${counts}; run-log ${report.logPath}`;
   const { merge } = report;
-  if (merge !== undefined) {
-    lines.push(
-      `merged ${merge.merged.length} leaves into ${merge.branch} (${merge.commit.slice(0, 12)})` +
-        (merge.conflicts.length === 0 ? '' : `; ${merge.conflicts.length} conflicted`),
-    );
-  }
-  return `${lines.join('\n')}\n`;
+  if (merge === undefined) return totals;
+  const conflicted = merge.conflicts.length === 0 ? '' : `; ${merge.conflicts.length} conflicted`;
+  return `${totals}\nmerged ${merge.merged.length} leaves into ${merge.branch} (${merge.commit.slice(0, 12)})${conflicted}`;
+}
+
+/**
+ * What `arbor plan run` prints: one line per leaf that others depend on, the whole result of each
+ * final leaf under its own heading, then the totals; blank lines between the sections.
+ */
+export function planSummaryText(report: PlanRunReport): string {
+  const all = leaves(report.plan);
+  const final = finalLeaves(all, report.plan);
+  const inner = all.filter((leaf) => !final.has(leaf.id));
+  const width = Math.max(0, ...inner.map((leaf) => leaf.id.length));
+  const sections = [
+    ...(inner.length === 0 ? [] : [inner.map((leaf) => leafLine(leaf, width)).join('\n')]),
+    ...all.filter((leaf) => final.has(leaf.id)).map(leafSection),
+    totalsText(report),
+  ];
+  return `${sections.join('\n\n')}\n`;
 }

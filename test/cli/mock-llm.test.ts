@@ -101,15 +101,20 @@ describe('arbor mock-llm', () => {
       const body = (await reply.json()) as {
         choices: { message: { content: string; tool_calls: { function: { name: string } }[] } }[];
       };
-      // The demo's first step: some text and a call to `sleep`, before its greeting.
-      expect(body.choices[0]?.message.content).toBe('Let me take a moment before I answer.');
-      expect(body.choices[0]?.message.tool_calls[0]?.function.name).toBe('sleep');
+      // A request no sub-agent script matches gets the root's first step: two delegations.
+      expect(body.choices[0]?.message.content).toBe(
+        'I will delegate: one sub-agent greets, another looks around, both at once.',
+      );
+      expect(body.choices[0]?.message.tool_calls.map((call) => call.function.name)).toEqual([
+        'subagent_run',
+        'subagent_run',
+      ]);
 
       run.child.kill(signal);
       expect(await run.exit).toEqual([0, null]);
       expect(run.stdout()).toBe(line);
       expect(run.stderr()).toContain(
-        'arbor mock-llm: POST /v1/chat/completions -> script "demo" step 0 200',
+        'arbor mock-llm: POST /v1/chat/completions -> script "root" step 0 200',
       );
     },
   );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventSeq, leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
+import { FAST_ENV } from '../helpers/arbor-process.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
 const DIAMOND = `goal = "diamond"
@@ -81,6 +82,39 @@ describe('arbor plan run', () => {
     expect(readFileSync(join(plan.dir, 'plan.toml'), 'utf8')).toBe(DIAMOND);
     const log = await plan.readLog();
     expect(log.subtask.map((s) => s.status)).toEqual(['done', 'done', 'done', 'done']);
+  });
+
+  it('prints the final leaf’s whole result and one line of each other leaf without --json', async () => {
+    const joined = 'D joined:\n- from b, the left side\n- from c, the right side';
+    const plan = await planDir(DIAMOND, {
+      scripts: [
+        leafScript('Task A', { text: 'A started\nA second line' }),
+        leafScript('Task B', { text: 'B left' }),
+        leafScript('Task C', { text: 'C right' }),
+        leafScript('Task D', { text: joined }),
+      ],
+    });
+    const run = await runArbor(
+      ['plan', 'run', 'plan.toml', '--intel', plan.llm.url, '--model', 'm'],
+      {
+        cwd: plan.dir,
+        env: { ...FAST_ENV, ARBOR_DB: plan.db },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(
+      [
+        'done      a  A started',
+        'done      b  B left',
+        'done      c  C right',
+        '',
+        '=== d (done) ===',
+        joined,
+        '',
+        'plan: 4 done; run-log plan.run.toml',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('runs leaves one at a time with --concurrency 1', async () => {
@@ -281,7 +315,11 @@ describe('the example plan in the README', () => {
       { cwd: dir, env: { ARBOR_DB: join(dir, 'arbor.db') } },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^done +notes +Release notes drafted/m);
+    // `notes` is the leaf nothing depends on: its result is printed whole under its own heading.
+    expect(run.stdout).toMatch(/^done +collect +Changes: /m);
+    expect(run.stdout).toContain(
+      '=== notes (done) ===\nRelease notes drafted from the features and fixes (scripted model).\n',
+    );
     expect(run.stdout).toContain('plan: 4 done');
   });
 });
