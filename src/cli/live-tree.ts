@@ -13,10 +13,15 @@ const MARK: Record<string, string> = {
   cancelled: '–',
 };
 
+/** Lines of a streaming answer shown under the tree: its last ones, so a redraw stays on screen. */
+const ANSWER_LINES = 12;
+
 /**
  * The live tree on a terminal's stderr: one line per node (status, step, tokens and cost — its own,
  * and its subtree's when it has children — elapsed time, instruction) and a total line, redrawn in
- * place a few times a second and once more at the end.
+ * place a few times a second and once more at the end. When the root's answer streams to the same
+ * terminal, it is drawn below the tree (its last lines), so the two never write over each other;
+ * at the end the tree stays and the answer is printed whole after it.
  */
 export class LiveTree {
   readonly #out: Writable;
@@ -24,6 +29,9 @@ export class LiveTree {
   readonly #now: () => number;
   #drawn = 0;
   #timer: NodeJS.Timeout | undefined;
+  #answer = '';
+  #lastDraw = 0;
+  #pending: NodeJS.Timeout | undefined;
 
   constructor(out: Writable, tree: Tree, now: () => number = () => Date.now()) {
     this.#out = out;
@@ -38,8 +46,28 @@ export class LiveTree {
     this.#timer.unref();
   }
 
+  /** The streaming answer shown below the tree ('' for none); drawn within 50 ms. */
+  setAnswer(text: string): void {
+    this.#answer = text;
+    if (this.#timer === undefined || this.#pending !== undefined) return;
+    const wait = Math.max(0, this.#lastDraw + 50 - this.#now());
+    if (wait === 0) {
+      this.draw();
+      return;
+    }
+    this.#pending = setTimeout(() => {
+      this.#pending = undefined;
+      this.draw();
+    }, wait);
+    this.#pending.unref();
+  }
+
+  /** Draws the last frame, without the answer pane (the answer is printed whole after it). */
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#pending !== undefined) clearTimeout(this.#pending);
+    this.#timer = this.#pending = undefined;
+    this.#answer = '';
     this.draw();
   }
 
@@ -51,10 +79,28 @@ export class LiveTree {
       .sort((a, b) => comparePaths(a.path, b.path))
       .map((node) => clip(renderNode(node, this.#now(), subtreeOf(this.#tree, node)), width));
     lines.push(clip(renderTotal(nodes), width));
-    const up = this.#drawn > 0 ? `\u001b[${this.#drawn}F` : '';
+    if (this.#answer !== '') lines.push('', ...answerLines(this.#answer, width));
+    // Back to the frame's first line, and everything below it cleared: a shorter frame leaves
+    // nothing of the longer one behind.
+    const up = this.#drawn > 0 ? `\u001b[${this.#drawn}F\u001b[J` : '';
     this.#out.write(`${up}${lines.map((line) => `\u001b[2K${line}`).join('\n')}\n`);
     this.#drawn = lines.length;
+    this.#lastDraw = this.#now();
   }
+}
+
+/** The last lines of an answer, wrapped to the terminal's width. */
+export function answerLines(text: string, width: number): string[] {
+  const wrapped = text
+    .replace(/\t/g, '  ')
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      const parts: string[] = [];
+      for (let at = 0; at < line.length; at += width) parts.push(line.slice(at, at + width));
+      return parts;
+    });
+  return wrapped.slice(-ANSWER_LINES);
 }
 
 export function renderNode(node: TreeNode, now: number, subtree?: Usage): string {

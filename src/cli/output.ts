@@ -10,6 +10,8 @@ export interface CliIo {
   stderr: Writable;
   /** Whether stderr is a terminal (live displays) or a pipe (NDJSON). */
   isStderrTty: boolean;
+  /** Whether stdout is a terminal: the root's answer then streams there as it is written. */
+  isStdoutTty?: boolean;
   env: NodeJS.ProcessEnv;
 }
 
@@ -20,6 +22,7 @@ export function processIo(): CliIo {
     stdout: process.stdout,
     stderr: process.stderr,
     isStderrTty: process.stderr.isTTY,
+    isStdoutTty: process.stdout.isTTY,
     env: process.env,
   };
 }

@@ -3,7 +3,7 @@ import { parseDuration } from './duration.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { usageError } from './usage-error.js';
 
-const { warm: _warm, provider: _provider, ...SHARED } = RUN_OPTIONS;
+const { warm: _warm, ...SHARED } = RUN_OPTIONS;
 
 /** The flags of `arbor plan run` and `arbor plan resume`: `arbor run`'s, but `--warm`, plus these. */
 export const PLAN_RUN_OPTIONS = {
@@ -12,7 +12,6 @@ export const PLAN_RUN_OPTIONS = {
   'on-failure': { type: 'string' },
   worktrees: { type: 'boolean' },
   'verify-timeout': { type: 'string' },
-  provider: { type: 'string' },
   plan: { type: 'string' },
   'trust-run-log': { type: 'boolean' },
 } as const;
@@ -60,7 +59,6 @@ export interface PlanRunFlags {
   onFailure: FailurePolicy;
   worktrees: boolean;
   verifyTimeoutMs: number;
-  provider: 'process' | 'spawn' | undefined;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -72,7 +70,6 @@ export function resolvePlanRunFlags(values: {
   'on-failure'?: string | undefined;
   worktrees?: boolean | undefined;
   'verify-timeout'?: string | undefined;
-  provider?: string | undefined;
 }): PlanRunFlags {
   const concurrency = values.concurrency ?? String(DEFAULT_CONCURRENCY);
   if (!/^[1-9]\d*$/.test(concurrency) || Number(concurrency) > 1_000) {
@@ -84,10 +81,6 @@ export function resolvePlanRunFlags(values: {
   if (!(FAILURE_POLICIES as readonly string[]).includes(onFailure)) {
     throw usageError(`Expected \`--on-failure\` to be stop or continue, got \`${onFailure}\`.`);
   }
-  const provider = values.provider;
-  if (provider !== undefined && provider !== 'process' && provider !== 'spawn') {
-    throw usageError(`Expected \`--provider\` to be process or spawn, got \`${provider}\`.`);
-  }
   return {
     concurrency: Number(concurrency),
     onFailure: onFailure as FailurePolicy,
@@ -96,6 +89,5 @@ export function resolvePlanRunFlags(values: {
       values['verify-timeout'] === undefined
         ? DEFAULT_VERIFY_TIMEOUT_MS
         : parseDuration(values['verify-timeout'], '--verify-timeout'),
-    provider,
   };
 }

@@ -11,6 +11,7 @@ import {
 } from '../runtime/index.js';
 import { SqliteStore } from '../store/index.js';
 import { createEventLog } from './event-log.js';
+import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
@@ -23,11 +24,15 @@ import {
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { providerOption } from './provider-option.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { usageError } from './usage-error.js';
 
 export { PLAN_RUN_HELP } from './plan-run-options.js';
+
+/** How a plan's leaves may run: in their own process, or in this one. */
+const LEAF_PROVIDERS = ['process', 'spawn'] as const;
 
 /**
  * `arbor plan run <plan.toml>` and `arbor plan resume <plan.run.toml>`: validates the plan and
@@ -43,6 +48,10 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   }
   if (file === undefined) throw usageError(`${command}: expected a plan file.`);
   const flags = resolvePlanRunFlags(values);
+  const events = eventsMode(values.events, io);
+  // Checked with the other flags, before the plan is read (the settings check it again with the env).
+  if (values.provider !== undefined)
+    providerOption({ value: values.provider, name: '--provider' }, LEAF_PROVIDERS);
   if (!resume && values.plan !== undefined)
     throw usageError('`--plan` names the authored plan of a run-log: it goes with `plan resume`.');
   let prepared;
@@ -66,8 +75,10 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
       `arbor: ${file} has subtasks ${authoredPath} no longer has; they are dropped: ${dropped.join(', ')}\n`,
     );
   }
-  const { provider: _provider, plan: _plan, 'trust-run-log': trust, ...runValues } = values;
-  const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env);
+  const { plan: _plan, 'trust-run-log': trust, ...runValues } = values;
+  const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env, {
+    providers: LEAF_PROVIDERS,
+  });
   if (runLog !== undefined && trust !== true) await verifyRunLog(file, runLog.run, settings.dbPath);
   // The plan and its run-log are the run's own state: leaves may read them, never write them.
   const safety = await prepareRunSafety(settings, io.env, {
@@ -75,7 +86,18 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     readOnly: [...new Set([file, runLogPath(file), authoredPath])],
   });
   return withIntelligence(settings, io.env, (intelligence, mockLabel) =>
-    runPlanWithStore({ file, plan, flags, settings, safety, intelligence, io, mockLabel, command }),
+    runPlanWithStore({
+      file,
+      plan,
+      flags,
+      settings,
+      safety,
+      intelligence,
+      io,
+      mockLabel,
+      command,
+      events,
+    }),
   );
 }
 
@@ -89,6 +111,7 @@ interface PlanRunContext {
   io: CliIo;
   mockLabel: string | undefined;
   command: string;
+  events: EventsMode;
 }
 
 async function runPlanWithStore(context: PlanRunContext): Promise<number> {
@@ -107,14 +130,14 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
       onFailure: flags.onFailure,
       verifyTimeoutMs: flags.verifyTimeoutMs,
       worktrees: flags.worktrees,
-      provider: flags.provider,
+      provider: settings.provider,
       config: settings,
       intelligence: context.intelligence,
       safety: context.safety,
       humans: humanResponder(settings, io, runtime.store),
       meta: { command: context.command },
       onEvent: (event, tree) => {
-        if (!io.isStderrTty)
+        if (context.events === 'ndjson')
           eventLog ??= createEventLog(io.stderr, runId, (id) => tree.get(id)?.path);
         eventLog?.(event);
       },
@@ -129,7 +152,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   );
   await announceSafety(context.safety, io);
   const { supervisor } = started;
-  const tree = io.isStderrTty ? new LiveTree(io.stderr, supervisor.tree) : undefined;
+  const tree = context.events === 'tree' ? new LiveTree(io.stderr, supervisor.tree) : undefined;
   const signals = installRunSignals(supervisor, {
     reload: () => reloadIntelligence(settings, env),
     swapPolicy: settings.swapPolicy,

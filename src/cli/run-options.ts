@@ -12,6 +12,7 @@ export const RUN_OPTIONS = {
   config: { type: 'string' },
   db: { type: 'string' },
   json: { type: 'boolean' },
+  events: { type: 'string' },
   warm: { type: 'boolean' },
   'mock-llm': { type: 'string' },
   'ask-fallback': { type: 'string' },
@@ -28,8 +29,9 @@ export const RUN_OPTIONS = {
 
 export const RUN_HELP = `Usage: arbor run [options] <instruction>
 
-Runs one root agent in its own process and prints its result on stdout. Progress goes to stderr:
-a live tree on a terminal, NDJSON events otherwise. The run id is printed on stderr.
+Runs one root agent in its own process and prints its result on stdout (streamed as it is written
+when stdout is a terminal). Progress goes to stderr: a live tree on a terminal, NDJSON events
+otherwise (--events). The run id is printed on stderr.
 
 Model:
   --intel URL[,URL...]     endpoint list, failed over in order (env ARBOR_INTEL)
@@ -68,6 +70,9 @@ Run:
   --config FILE            TOML config (precedence: defaults < file < env < flags)
   --db PATH                the run store (default .arbor/arbor.db; env ARBOR_DB)
   --json                   print a JSON report instead of the bare result
+  --events tree|ndjson|none  what goes to stderr: the live tree, NDJSON events, or nothing
+                           (default: tree on a terminal, NDJSON otherwise). On a terminal
+                           stdout, the root's answer streams as it is written
   --ask-fallback fail|wait when no terminal can ask a person: fail the question (default), or
                            wait for \`arbor gate answer\` from another shell
 

@@ -8,7 +8,8 @@ import {
 } from '../protocol/index.js';
 import { DEFAULTS, type RunConfig } from '../runtime/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
-import type { BudgetSettings } from '../supervisor/index.js';
+import type { BudgetSettings, ProviderName } from '../supervisor/index.js';
+import { providerOption } from './provider-option.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
@@ -45,7 +46,8 @@ export interface RunSettings extends RunConfig {
   /** Endpoints without credentials: those are resolved from the environment when the run starts. */
   intelligence: IntelConfig | undefined;
   askFallback: 'fail' | 'wait';
-  provider: 'process';
+  /** How agents run (`arbor run`: always `process`; a plan's leaves: `process` or `spawn`). */
+  provider: ProviderName;
   json: boolean;
   mockLlm: string | undefined;
   configPath: string | undefined;
@@ -62,7 +64,7 @@ export function resolveRunSettings(
   instruction: string,
   flags: RunFlags,
   env: NodeJS.ProcessEnv,
-  given: { config?: ConfigFile; cwd?: string } = {},
+  given: { config?: ConfigFile; cwd?: string; providers?: readonly ProviderName[] } = {},
 ): RunSettings {
   if (instruction.trim() === '')
     throw new ArborError('usage', 'Expected an instruction: `arbor run "<what to do>"`.');
@@ -77,13 +79,11 @@ export function resolveRunSettings(
     return undefined;
   };
 
-  const provider = pick('provider', 'ARBOR_PROVIDER')?.value ?? 'process';
-  if (provider !== 'process') {
-    throw new ArborError(
-      'usage',
-      `Expected \`--provider\` to be \`process\`, got \`${provider}\` (the in-process providers are not available yet).`,
-    );
-  }
+  // The root always runs in its own process; a plan's leaves may also run in this one.
+  const provider = providerOption(
+    pick('provider', 'ARBOR_PROVIDER'),
+    given.providers ?? ['process'],
+  );
   const deadline = pick('deadline', 'ARBOR_DEADLINE');
   const configDeadline = config?.limits?.deadline;
   return {
@@ -124,7 +124,7 @@ export function resolveRunSettings(
       positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
       config,
     ),
-    provider: 'process',
+    provider,
     dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
     json: flags.json === true,
     warm: flags.warm === true,

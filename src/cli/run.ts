@@ -5,6 +5,8 @@ import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/i
 import { createEventLog } from './event-log.js';
 import { EXIT } from '../runtime/index.js';
 import { exitCodeFor } from '../runtime/index.js';
+import { AnswerView } from './answer-view.js';
+import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
 import { resolveRunSettings, type RunSettings } from './run-settings.js';
@@ -28,10 +30,11 @@ export async function runCommand(
 ): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
   const settings = resolveRunSettings(positionals.join(' '), values, env);
+  const events = eventsMode(values.events, io);
   const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
-    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel),
+    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel, events),
   );
 }
 
@@ -43,6 +46,7 @@ async function runWithStore(
   env: NodeJS.ProcessEnv,
   timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
+  events: EventsMode,
 ): Promise<number> {
   const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   const runId = mintRunId();
@@ -53,6 +57,9 @@ async function runWithStore(
   await announceSafety(safety, io);
   const turnLines: Promise<void>[] = [];
   let eventLog: ReturnType<typeof createEventLog> | undefined;
+  // The answer streams where a person reads it: a terminal stdout, a one-shot run, no report.
+  const view: { answer?: AnswerView } = {};
+  const streams = io.isStdoutTty === true && !settings.json && !settings.warm;
   const { supervisor, done } = runtime.startRun({
     runId,
     config: settings,
@@ -66,15 +73,18 @@ async function runWithStore(
       max_steps: settings.maxSteps,
       warm: settings.warm,
     },
-    onEvent: (event, tree) => {
-      if (!io.isStderrTty)
-        eventLog ??= createEventLog(io.stderr, runId, (id) => tree.get(id)?.path);
+    onEvent: (event, nodes) => {
+      if (events === 'ndjson')
+        eventLog ??= createEventLog(io.stderr, runId, (id) => nodes.get(id)?.path);
       eventLog?.(event);
+      view.answer?.onEvent(event, nodes);
       if (event.type === 'turn' && settings.warm)
         turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));
     },
   });
-  const tree = io.isStderrTty ? new LiveTree(io.stderr, supervisor.tree) : undefined;
+  const tree = events === 'tree' ? new LiveTree(io.stderr, supervisor.tree) : undefined;
+  // No text has streamed yet: the root's child is still starting.
+  if (streams) view.answer = new AnswerView(io.stdout, tree);
   tree?.start();
   const signals = installRunSignals(supervisor, {
     reload: () => reloadIntelligence(settings, env),
@@ -91,6 +101,7 @@ async function runWithStore(
   try {
     result = await done;
   } catch (error) {
+    view.answer?.finish();
     tree?.stop();
     signals.dispose();
     await runtime.close();
@@ -102,6 +113,7 @@ async function runWithStore(
     throw error;
   }
   feeder?.close();
+  view.answer?.finish();
   tree?.stop();
   signals.dispose();
   await Promise.all(turnLines);

@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LiveTree, renderNode } from '../../src/cli/live-tree.js';
+import { answerLines, LiveTree, renderNode } from '../../src/cli/live-tree.js';
 import { subtreeUsage, Tree } from '../../src/supervisor/index.js';
 
 describe('LiveTree', () => {
@@ -60,6 +60,31 @@ describe('LiveTree', () => {
     });
     expect(renderNode(a, 0, subtreeUsage(tree, a.id))).toContain(
       '25 tok $0.5000 (subtree 1.0k tok $0.7500)',
+    );
+  });
+
+  it('draws a streaming answer below the tree, wrapped, and drops it from the last frame', () => {
+    const tree = new Tree();
+    tree.mintRoot('Answer', 0);
+    const stream = new PassThrough();
+    const chunks: string[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    let now = 1_000;
+    const live = new LiveTree(stream, tree, () => now);
+    live.start(60_000);
+    now += 100;
+    live.setAnswer('first line\nsecond');
+    live.stop();
+    const [withAnswer, last] = chunks;
+    expect(withAnswer).toBe(
+      '\u001b[2K· 0 pending · step 0 · 0 tok · 1.1s · Answer\n\u001b[2Ktotal · 1 node · 0 tok\n\u001b[2K\n\u001b[2Kfirst line\n\u001b[2Ksecond\n',
+    );
+    // The last frame goes back over all five lines, clears them, and draws the tree alone.
+    expect(last?.startsWith('\u001b[5F\u001b[J')).toBe(true);
+    expect(last).not.toContain('second');
+    expect(answerLines('x'.repeat(25), 10)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
+    expect(answerLines(Array.from({ length: 30 }, (_, i) => `l${i}`).join('\n'), 80)).toHaveLength(
+      12,
     );
   });
 });
