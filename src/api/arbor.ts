@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '../cli/duration.js';
+import { parseDuration } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError } from '../protocol/index.js';
 import {

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { ConfigFileSchema, loadConfigFile, type ConfigFile } from '../cli/config-file.js';
-import { resolveRunSettings, type RunSettings } from '../cli/run-settings.js';
+import { ConfigFileSchema, loadConfigFile, type ConfigFile } from '../config/index.js';
+import { resolveRunSettings, type RunSettings } from '../config/index.js';
 import { resolveCredentials } from '../intel/index.js';
 import { ArborError, formatIssues, type IntelConfig } from '../protocol/index.js';
 import { resolveServerSecrets, toCamel } from '../runtime/index.js';

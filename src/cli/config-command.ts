@@ -1,5 +1,5 @@
 import { isArborError } from '../protocol/index.js';
-import { parseConfigToml, readConfigText } from './config-file.js';
+import { parseConfigToml, readConfigText } from '../config/index.js';
 import { findConfigProblems, formatProblem } from './config-problems.js';
 import { configJsonSchema } from './config-schema.js';
 import { EXIT } from '../runtime/index.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { formatIssues } from '../protocol/index.js';
-import { ConfigFileSchema } from './config-file.js';
+import { ConfigFileSchema } from '../config/index.js';
 import { TomlLocator, type TextPosition } from './config-locate.js';
 
 /** One thing wrong with a config file, placed at the key, header or element it is about. */

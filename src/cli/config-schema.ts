@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigFileSchema } from './config-file.js';
+import { ConfigFileSchema } from '../config/index.js';
 
 /**
  * The config file's JSON Schema (draft 2020-12), generated from `ConfigFileSchema` so the two

@@ -2,7 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DB_PATH } from '../store/index.js';
 import { probeSandbox, SANDBOX_HINT } from '../tools/index.js';
-import { loadConfigFile } from './config-file.js';
+import { loadConfigFile } from '../config/index.js';
 import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs } from './usage-error.js';

@@ -1,5 +1,5 @@
 import { FAILURE_POLICIES, type FailurePolicy } from '../plan/index.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../config/index.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { usageError } from './usage-error.js';
 

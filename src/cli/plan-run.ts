@@ -23,8 +23,8 @@ import {
 } from './plan-run-options.js';
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { resolveRunSettings, type RunSettings } from './run-settings.js';
-import { providerOption } from './provider-option.js';
+import { resolveRunSettings, type RunSettings } from '../config/index.js';
+import { providerOption } from '../config/index.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { usageError } from './usage-error.js';

@@ -8,10 +8,10 @@ import {
   storeResponder,
   type HumanResponder,
 } from '../supervisor/index.js';
-import { loadConfigFile } from './config-file.js';
+import { loadConfigFile } from '../config/index.js';
 import { startMockModel } from './mock-model.js';
 import type { CliIo } from './output.js';
-import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { resolveRunSettings, type RunSettings } from '../config/index.js';
 import { terminalResponder } from './terminal-responder.js';
 
 /** What `arbor run` and `arbor plan run` share before the supervisor starts. */

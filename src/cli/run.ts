@@ -9,7 +9,7 @@ import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { resolveRunSettings, type RunSettings } from './run-settings.js';
+import { resolveRunSettings, type RunSettings } from '../config/index.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';

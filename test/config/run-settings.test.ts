@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/cli/duration.js';
+import { parseDuration } from '../../src/config/index.js';
 import { exitCodeFor } from '../../src/runtime/index.js';
-import { resolveRunSettings, type RunFlags } from '../../src/cli/run-settings.js';
+import { resolveRunSettings, type RunFlags } from '../../src/config/index.js';
 
 const base: RunFlags = { intel: 'http://127.0.0.1:8080/v1', model: 'm' };
 

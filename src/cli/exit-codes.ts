@@ -1,1 +1,0 @@
-export { EXIT, type ExitCode } from '../runtime/index.js';

@@ -1,1 +1,0 @@
-export { exitCodeFor } from '../runtime/index.js';

@@ -1,0 +1,17 @@
+export {
+  ConfigFileSchema,
+  loadConfigFile,
+  parseConfigToml,
+  readConfigText,
+  type ConfigFile,
+} from './config-file.js';
+export { parseDuration } from './duration.js';
+export { providerOption } from './provider-option.js';
+export {
+  resolveGrant,
+  resolveMcpServers,
+  resolveSecurity,
+  type SandboxChoice,
+  type SecuritySettings,
+} from './run-authority.js';
+export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
