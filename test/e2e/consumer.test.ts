@@ -121,4 +121,30 @@ describe('arbor as an installed package', () => {
     expect(stderr).toContain('[0.1] spawned');
     expect(stderr).toContain('[0.1] calls weather.lookup');
   }, 60_000);
+
+  it('runs the approvals example: a policy ask answered through the handle from the call arguments', async () => {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      [path.join(project, 'out/approvals.js')],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      },
+    );
+    expect(stderr).toContain('refund 40? yes');
+    expect(stderr).toContain('refund 4000? no');
+    expect(stdout).toContain(
+      'completed: Refunded 40; the 4000 refund was not approved. (refunded: 40)',
+    );
+  }, 60_000);
+
+  it('runs the plan example: the shipped plan from code, every leaf done, the final leaf printed', async () => {
+    const { stdout, stderr } = await exec(process.execPath, [path.join(project, 'out/plan.js')], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
+    expect(stderr.match(/ completed$/gm)).toHaveLength(4);
+    expect(stderr).toContain('completed; run-log ');
+    expect(stdout.trim().length).toBeGreaterThan(0);
+  }, 60_000);
 });
