@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ArborError, type JsonObject, type TrifectaTag } from '../protocol/index.js';
 import { inputSchema, parseToolArgs } from './builtin/tool-args.js';
 import type { Tool, ToolOutput } from './tool.js';
@@ -106,11 +106,21 @@ export function hostToolDef(tool: HostTool): {
   return { name: tool.name, description: tool.description, input_schema: inputSchema(tool.input) };
 }
 
-/** The value as JSON (what crosses to a child), or an error naming what could not be sent. */
+/**
+ * The value as it will cross to a child (as JSON), or an error naming what could not be sent: a
+ * BigInt, a cycle, a function.
+ */
 function asJson(name: string, value: unknown): unknown {
   if (value === undefined) return null;
-  if (typeof value === 'string') return value;
-  const text = JSON.stringify(value) as string | undefined;
-  if (text === undefined) throw new Error(`\`${name}\` returned a ${typeof value}, not JSON`);
-  return JSON.parse(text) as unknown;
+  let text: unknown;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new Error(
+      `\`${name}\` returned a value that is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (typeof text !== 'string') throw new Error(`\`${name}\` returned a ${typeof value}, not JSON`);
+  return value;
 }
