@@ -16,7 +16,12 @@ import type { ChildEnd } from './child-end.js';
 import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
-import { launchNode, nodeRecord, type LaunchContext } from './node-launch.js';
+import {
+  NodeLifecycle,
+  nodeRecord,
+  type NodeEnvironment,
+  type NodeOwner,
+} from './node-lifecycle.js';
 import type { ProviderName } from './providers.js';
 import { admitSpawn, DEFAULT_SPAWN_LIMITS, type SpawnLimits } from './spawn-chokepoint.js';
 import { SpawnRate } from './spawn-rate.js';
@@ -43,7 +48,7 @@ export class Supervisor {
   readonly #limits: SpawnLimits;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
-  readonly #launch: LaunchContext;
+  readonly #environment: NodeEnvironment;
   readonly #budget: Budget;
   #drained = false;
 
@@ -77,7 +82,7 @@ export class Supervisor {
       },
       ...(options.hostTools === undefined ? {} : { hostTools: options.hostTools }),
     });
-    this.#launch = {
+    this.#environment = {
       runId: options.runId,
       store: options.store,
       timing: options.timing,
@@ -87,35 +92,42 @@ export class Supervisor {
       childCommand: options.childCommand,
       gate: this.#gate,
       now: this.#now,
-      onEvent: (event) => options.onEvent?.(event),
-      record: (node, kind, fields) => {
-        this.#recordId(node.id, kind, fields);
-      },
-      setStatus: (node, status) => {
-        node.status = status;
-        options.onEvent?.({ type: 'node', node });
-      },
-      serveInternal: (live, frame) =>
-        serveInternal(
-          {
-            subagents: this.#subagentApi(),
-            store: options.store,
-            humans: this.#humans,
-            now: this.#now,
-          },
-          live,
-          frame,
-        ),
-      admitBudget: (live, frame) =>
-        Promise.resolve(this.#budget.admit(live.node.id, frame.estimate, this.#now())),
-      onUsage: (live, usage) => {
-        this.#onUsage(live, usage);
-      },
-      onEnded: (live, end) => {
-        this.#onEnded(live, end);
-      },
     };
   }
+
+  /**
+   * What each node's lifecycle reports up to, and asks of, this supervisor (see `NodeOwner`).
+   * One object for the run; every method is for the node it is called with.
+   */
+  readonly #owner: NodeOwner = {
+    record: (node, kind, fields) => {
+      this.#recordId(node.id, kind, fields);
+    },
+    emit: (event) => this.#options.onEvent?.(event),
+    setStatus: (node, status) => {
+      node.status = status;
+      this.#options.onEvent?.({ type: 'node', node });
+    },
+    usage: (live, usage) => {
+      this.#onUsage(live, usage);
+    },
+    ended: (live, end) => {
+      this.#onEnded(live, end);
+    },
+    serveInternal: (live, frame) =>
+      serveInternal(
+        {
+          subagents: this.#subagentApi(),
+          store: this.#options.store,
+          humans: this.#humans,
+          now: this.#now,
+        },
+        live,
+        frame,
+      ),
+    admitBudget: (live, frame) =>
+      Promise.resolve(this.#budget.admit(live.node.id, frame.estimate, this.#now())),
+  };
 
   /**
    * Runs the root agent to its end, then waits for detached descendants (others are stopped when
@@ -286,7 +298,7 @@ export class Supervisor {
     live.cwd = cwd;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
-    launchNode(this.#launch, live);
+    new NodeLifecycle(this.#environment, this.#owner, live).start();
     return live;
   }
 

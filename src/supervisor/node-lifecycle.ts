@@ -1,0 +1,323 @@
+import { addUsage } from '../loop/index.js';
+import {
+  TrajectoryEventSchema,
+  redactPayload,
+  type AgentFrame,
+  type ControlFrame,
+  type SpawnPayload,
+  type Usage,
+} from '../protocol/index.js';
+import type { CallerKind } from '../tools/index.js';
+import type { ChildEnd } from './child-end.js';
+import { childCommand, childEnv, type ChildCommand } from './child-entry.js';
+import type { ChildPool } from './child-pool.js';
+import type { ToolAnswer } from './internal/index.js';
+import type { LiveNode } from './live-node.js';
+import { NodeRunner } from './node-runner.js';
+import { PROVIDERS } from './providers.js';
+import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
+import type { Timing } from './timing.js';
+import type { ToolGate } from './tool-gate.js';
+import type { TreeNode } from './tree.js';
+import type { SupervisorEvent } from './supervisor-options.js';
+
+type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
+type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
+type BudgetAnswer = Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>;
+
+/**
+ * Down: what a node's lifecycle starts and supervises its child with. Fixed for the run.
+ */
+export interface NodeEnvironment {
+  runId: string;
+  store: RunStore;
+  timing: Timing;
+  env: NodeJS.ProcessEnv;
+  cwd: string | undefined;
+  pool: ChildPool | undefined;
+  /** How a child process is started, when not arbor's own child (`ARBOR_CHILD_COMMAND`). */
+  childCommand: ChildCommand | undefined;
+  /** Gated and routed tools: worked out before the child starts, served while it runs. */
+  gate: ToolGate;
+  now: () => number;
+}
+
+/**
+ * Up: what a node tells the supervisor that owns it, and what it asks of it. The supervisor is the
+ * only implementation; every call comes from one node's lifecycle, on that node's behalf.
+ */
+export interface NodeOwner {
+  /** An event of the node, recorded in the store and passed to observers. */
+  record(node: TreeNode, kind: string, fields: Record<string, unknown>): void;
+  /** Passed to observers only (a streamed `text.delta`, a usage report). */
+  emit(event: SupervisorEvent): void;
+  setStatus(node: TreeNode, status: TreeNode['status']): void;
+  /** A usage frame arrived (after the node's own totals were updated). */
+  usage(live: LiveNode, usage: Usage): void;
+  /** The node has ended, whatever ended it. */
+  ended(live: LiveNode, end: ChildEnd): void;
+  /** Serves a request for an internal tool (everything not gated): sub-agents, memory, people. */
+  serveInternal(live: LiveNode, frame: ToolRequest): Promise<ToolAnswer>;
+  /** Answers a `budget_request` from the run's one ledger. */
+  admitBudget(live: LiveNode, frame: BudgetRequest): Promise<BudgetAnswer>;
+}
+
+/** The kind of caller a node is, for policy rules. */
+export function callerKind(live: LiveNode): CallerKind {
+  if (live.mode === 'root') return 'root';
+  return live.mode === 'plan' ? 'plan' : 'subagent';
+}
+
+/** A new node's record: its payload redacted, no usage yet. */
+export function nodeRecord(
+  runId: string,
+  node: TreeNode,
+  payload: SpawnPayload,
+  provider: string,
+  status: NodeStatus,
+): NodeRecord {
+  return {
+    runId,
+    id: node.id,
+    ...(node.parentId === undefined ? {} : { parentId: node.parentId }),
+    path: node.path,
+    depth: node.depth,
+    provider,
+    instruction: node.instruction,
+    status,
+    payload: redactPayload(payload),
+    attempts: 1,
+    createdAt: node.createdAt,
+    usage: { input_tokens: 0, output_tokens: 0 },
+  };
+}
+
+/**
+ * One node from spawn to end, the way a spawn travels. Down: `start` records the node, works out
+ * its gated and routed tools, and hands a `NodeRunner` the child to start through the node's
+ * provider (`NodeRunner` → `ProcessRun` → the child process, or an in-process child). Up: every
+ * frame the child sends comes back through `ProcessRun` (liveness, requests) and `NodeRunner`
+ * (restarts, turns) to `#onFrame` here, which folds it into the tree and tells the `NodeOwner`;
+ * requests go to the gate or the owner; the end, whatever caused it, reaches `#finish` once.
+ */
+export class NodeLifecycle {
+  readonly #env: NodeEnvironment;
+  readonly #owner: NodeOwner;
+  readonly #live: LiveNode;
+
+  constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
+    this.#env = env;
+    this.#owner = owner;
+    this.#live = live;
+  }
+
+  /** Starts the node. Resolves nothing: its end reaches `NodeOwner.ended` (and `live.ended()`). */
+  start(): void {
+    const { node, payload, provider } = this.#live;
+    const { store, runId, gate } = this.#env;
+    store.createNode(nodeRecord(runId, node, payload, provider, 'spawning'));
+    this.#owner.record(node, 'node.spawned', {
+      mode: this.#live.mode,
+      provider,
+      depth: node.depth,
+      ...(node.parentId === undefined ? {} : { parent: node.parentId }),
+    });
+    this.#owner.setStatus(node, 'spawning');
+    void gate.prepare(payload, callerKind(this.#live), this.#live.stopped.signal).then(
+      (gating) => {
+        this.#live.sent = gating.sent;
+        if (gating.routedServers.length > 0 || gating.sent.gated_tools.length > 0) {
+          this.#owner.record(node, 'tools.gated', {
+            gated: gating.sent.gated_tools,
+            routed_servers: gating.routedServers,
+          });
+        }
+        this.#run(gating.sent);
+      },
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        const code = (error as { code?: unknown }).code;
+        this.#finish({
+          outcome: {
+            status: 'failed',
+            partial: true,
+            result: null,
+            reason,
+            scheduled: [],
+            subscriptions: [],
+          },
+          via: 'failed',
+          error: { message: reason, ...(typeof code === 'string' ? { code } : {}) },
+          exit: { code: null, signal: null },
+        });
+      },
+    );
+  }
+
+  /** Down to the child: its runner, with the handlers every frame comes back up through. */
+  #run(sent: SpawnPayload): void {
+    const live = this.#live;
+    const { node } = live;
+    const env = this.#env;
+    const owner = this.#owner;
+    const childEnvironment = childEnv(env.env, sent);
+    const cwd = live.cwd ?? env.cwd;
+    live.runner = new NodeRunner({
+      payload: sent,
+      startChild: () =>
+        PROVIDERS[live.provider].start({
+          payload: sent,
+          command: env.childCommand ?? childCommand(env.env),
+          env: childEnvironment,
+          // A node with its own working directory (a plan leaf in its worktree) never takes a
+          // pooled child: those were started in the supervisor's directory.
+          ...(cwd === undefined ? {} : { cwd }),
+          ...(env.pool === undefined || live.cwd !== undefined ? {} : { pool: env.pool }),
+        }),
+      timing: env.timing,
+      now: () => env.now(),
+      handlers: {
+        onFrame: (frame) => {
+          this.#onFrame(frame);
+        },
+        onViolation: (violation) => {
+          owner.record(node, 'protocol.violation', {
+            code: violation.code,
+            line: violation.line,
+            reason: violation.reason,
+            excerpt: violation.excerpt,
+          });
+        },
+        onToolRequest: (frame) =>
+          sent.gated_tools.includes(frame.name)
+            ? env.gate.serve(live, frame, callerKind(live))
+            : owner.serveInternal(live, frame),
+        onBudgetRequest: (frame) => owner.admitBudget(live, frame),
+        onTeardown: (reason) => {
+          owner.record(node, 'child.teardown', { reason });
+        },
+      },
+      onReady: (attempt, pid) => {
+        owner.record(node, 'child.ready', { attempt, ...(pid === undefined ? {} : { pid }) });
+        env.store.updateNode(env.runId, node.id, {
+          status: 'running',
+          startedAt: env.now(),
+          attempts: attempt,
+        });
+        owner.setStatus(node, 'running');
+      },
+      onRestart: (attempt, delayMs, reason) => {
+        owner.record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });
+        owner.setStatus(node, 'spawning');
+      },
+    });
+    void live.runner.run().then(
+      (end) => {
+        this.#finish(end);
+      },
+      (error: unknown) => {
+        live.spawnError = error instanceof Error ? error : new Error(String(error));
+        this.#finish({
+          outcome: {
+            status: 'crashed',
+            partial: true,
+            result: null,
+            reason: live.spawnError.message,
+            scheduled: [],
+            subscriptions: [],
+          },
+          via: 'synthetic',
+          exit: { code: null, signal: null },
+        });
+      },
+    );
+  }
+
+  /** Up from the child: a frame, folded into the tree, the store and the event stream. */
+  #onFrame(frame: AgentFrame): void {
+    const live = this.#live;
+    const { node } = live;
+    const { store, runId } = this.#env;
+    const owner = this.#owner;
+    switch (frame.type) {
+      case 'event':
+        if (frame.event === 'loop.step') node.steps += 1;
+        if (frame.event === 'trajectory') {
+          const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
+          if (trajectory.success) node.trajectory = trajectory.data;
+        }
+        // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
+        if (frame.event === 'text.delta')
+          owner.emit({ type: 'event', nodeId: node.id, kind: frame.event, fields: frame.fields });
+        else owner.record(node, frame.event, frame.fields);
+        break;
+      case 'usage': {
+        const usage: Usage = {
+          input_tokens: frame.input_tokens,
+          output_tokens: frame.output_tokens,
+          ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }),
+        };
+        node.usage = addUsage(node.usage, usage);
+        store.addUsage(runId, node.id, usage);
+        owner.emit({ type: 'usage', nodeId: node.id, usage });
+        owner.usage(live, usage);
+        break;
+      }
+      case 'turn':
+        live.recordTurn(frame.outcome);
+        store.updateNode(runId, node.id, { outcome: frame.outcome });
+        owner.record(node, 'turn', { status: frame.outcome.status });
+        owner.emit({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
+        break;
+      case 'intel_health':
+        owner.record(node, 'intel.health', {
+          all_down: frame.all_down,
+          ...(frame.active === undefined ? {} : { active: frame.active }),
+        });
+        break;
+      case 'gate':
+        owner.record(node, 'gate.open', { node: frame.node });
+        break;
+      case 'gate_closed':
+        owner.record(node, 'gate.closed', { node: frame.node, via: frame.via });
+        break;
+      case 'ready':
+      case 'pong':
+      case 'result':
+      case 'failed':
+      case 'turn_done':
+      case 'tool_request':
+      case 'budget_request':
+        // Handled below: lifecycle and liveness by the run, requests by the handlers above.
+        break;
+    }
+  }
+
+  /** The end, whatever caused it: recorded once, then handed to the owner. */
+  #finish(end: ChildEnd): void {
+    const live = this.#live;
+    const { node } = live;
+    const { store, runId } = this.#env;
+    const owner = this.#owner;
+    node.endedAt = this.#env.now();
+    if (end.teardown !== undefined) {
+      const { durationMs, ...teardown } = end.teardown;
+      owner.record(node, 'child.killed', { ...teardown, duration_ms: durationMs });
+    }
+    const error = end.error?.message;
+    store.updateNode(runId, node.id, {
+      status: end.outcome.status,
+      endedAt: node.endedAt,
+      outcome: end.outcome,
+      ...(error === undefined ? {} : { error }),
+    });
+    owner.record(node, 'node.end', {
+      status: end.outcome.status,
+      via: end.via,
+      exit_code: end.exit.code,
+      ...(end.outcome.reason === undefined ? {} : { reason: end.outcome.reason }),
+    });
+    owner.setStatus(node, end.outcome.status);
+    owner.ended(live, end);
+  }
+}
