@@ -1,4 +1,4 @@
-import { leaves } from '../plan/index.js';
+import { finalLeaves, leaves } from '../plan/index.js';
 import { EXIT, type PlanEnd } from '../runtime/index.js';
 import { resultOf, type RunResult } from './run-handle.js';
 
@@ -8,8 +8,7 @@ import { resultOf, type RunResult } from './run-handle.js';
  */
 export function planResult(runId: string, end: PlanEnd): RunResult {
   const all = leaves(end.plan);
-  const needed = new Set(end.plan.subtask.flatMap((subtask) => subtask.deps));
-  const finals = all.filter((leaf) => !needed.has(leaf.id));
+  const finals = finalLeaves(end.plan);
   const text = finals
     .map((leaf) =>
       finals.length === 1 ? (leaf.result ?? '') : `## ${leaf.id}\n${leaf.result ?? ''}`,

@@ -1,23 +1,8 @@
-import {
-  leaves,
-  type MergeReport,
-  type Plan,
-  type ScheduleSummary,
-  type Subtask,
-} from '../plan/index.js';
-import type { Usage } from '../protocol/index.js';
+import { finalLeaves, leaves, type Subtask } from '../plan/index.js';
+import type { PlanEnd } from '../runtime/index.js';
 
-export interface PlanRunReport {
-  runId: string;
-  logPath: string;
-  plan: Plan;
-  summary: ScheduleSummary;
-  merge: MergeReport | undefined;
-  /** The plan's usage, all leaves and their sub-agents. */
-  usage: Usage;
-  /** The node that ran each leaf in this run, with its subtree's usage. */
-  leafNodes: Map<string, { node_id: string; usage: Usage }>;
-}
+/** What a plan run reports: how it ended, as the runtime says. */
+export type PlanRunReport = Omit<PlanEnd, 'status'>;
 
 /** `--json`: the run, each leaf's status and result, the merge, and the whole tree's usage. */
 export function planReport(report: PlanRunReport) {
@@ -43,10 +28,6 @@ const FIRST_LINE_CHARS = 100;
  * The leaves no subtask depends on: where the plan's work ends up, so what a person running it
  * wants to read. A plan whose leaves have no deps at all ends in every one of them.
  */
-function finalLeaves(all: readonly Subtask[], plan: Plan): Set<string> {
-  const dependedOn = new Set(plan.subtask.flatMap((subtask) => subtask.deps));
-  return new Set(all.filter((leaf) => !dependedOn.has(leaf.id)).map((leaf) => leaf.id));
-}
 
 /** A leaf on one line: its status, its id and the first line of its result. */
 function leafLine(leaf: Subtask, width: number): string {
@@ -80,7 +61,7 @@ function totalsText(report: PlanRunReport): string {
  */
 export function planSummaryText(report: PlanRunReport): string {
   const all = leaves(report.plan);
-  const final = finalLeaves(all, report.plan);
+  const final = new Set(finalLeaves(report.plan).map((leaf) => leaf.id));
   const inner = all.filter((leaf) => !final.has(leaf.id));
   const width = Math.max(0, ...inner.map((leaf) => leaf.id.length));
   const sections = [

@@ -1,7 +1,15 @@
 export { cyclicComponents, functionalCycles, shortestCycleThrough } from './find-cycles.js';
 export { parsePlanToml, type ParsePlanOptions } from './parse-plan-toml.js';
 export { readPlanFile, runLogPath, writePlanAtomic } from './plan-file.js';
-export { branchIds, children, isBranch, leaves, roots, subtaskById } from './plan-tree.js';
+export {
+  branchIds,
+  children,
+  finalLeaves,
+  isBranch,
+  leaves,
+  roots,
+  subtaskById,
+} from './plan-tree.js';
 export {
   AGGREGATIONS,
   AggregationSchema,

@@ -39,3 +39,9 @@ export function leaves(plan: Plan): Subtask[] {
   const branches = branchIds(plan);
   return plan.subtask.filter((subtask) => !branches.has(subtask.id));
 }
+
+/** The leaves nothing depends on: what a plan delivers, in document order. */
+export function finalLeaves(plan: Plan): Subtask[] {
+  const dependedOn = new Set(plan.subtask.flatMap((subtask) => subtask.deps));
+  return leaves(plan).filter((leaf) => !dependedOn.has(leaf.id));
+}
