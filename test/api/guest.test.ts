@@ -11,8 +11,12 @@ describe('a library in its host process', () => {
     const written: string[] = [];
     const out = process.stdout.write.bind(process.stdout);
     const err = process.stderr.write.bind(process.stderr);
-    process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof out;
-    process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof err;
+    const capture = (chunk: string | Uint8Array): boolean => {
+      written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+      return true;
+    };
+    process.stdout.write = capture;
+    process.stderr.write = capture;
     let during: number[] = [];
     try {
       const { arbor } = await openArbor({
