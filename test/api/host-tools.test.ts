@@ -50,6 +50,45 @@ describe('host tools', () => {
     expect(bodies.some((b) => b.includes('\\"path\\":\\"0\\"') && b.includes('Oslo'))).toBe(true);
   });
 
+  it('are served the same way to an in-process (spawn) child', async () => {
+    const { arbor } = await openArbor(
+      {
+        scripts: [
+          {
+            match: { contains: 'Inline' },
+            steps: [
+              { tool_calls: [{ name: 'weather.lookup', args: { city: 'Tromsø' } }] },
+              { text: 'Tromsø done.' },
+            ],
+          },
+          {
+            steps: [
+              {
+                tool_calls: [
+                  {
+                    name: 'subagent.run',
+                    args: { instruction: 'Inline: Tromsø.', provider: 'spawn' },
+                  },
+                ],
+              },
+              { text: 'done' },
+            ],
+          },
+        ],
+      },
+      { tools: [weather] },
+    );
+    const run = arbor.run('Go.');
+    const events = await collect(run.events);
+    expect((await run.result).status).toBe('completed');
+    const spawned = events.find((e) => e.type === 'node.spawned' && e.path === '0.1');
+    expect(spawned?.type === 'node.spawned' && spawned.provider).toBe('spawn');
+    const result = events.find((e) => e.type === 'tool.result' && e.path === '0.1');
+    expect(
+      result?.type === 'tool.result' && result.name === 'weather.lookup' && !result.isError,
+    ).toBe(true);
+  });
+
   it('are not offered to a child whose allow-list leaves them out', async () => {
     const { arbor, server } = await openArbor(
       {
