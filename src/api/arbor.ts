@@ -19,11 +19,13 @@ import {
 } from '../runtime/index.js';
 import {
   firstResponder,
+  type ChildCommand,
   storeResponder,
   type SupervisorEvent,
   type Tree,
 } from '../supervisor/index.js';
-import type { HostTool } from '../tools/index.js';
+import { probeSandbox, type HostTool } from '../tools/index.js';
+import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';
@@ -44,20 +46,25 @@ export class Arbor {
   readonly #options: ArborOptions;
   readonly #env: NodeJS.ProcessEnv;
   readonly #handles = new Set<Promise<unknown>>();
+  /** Whether bubblewrap works here: probed on the first run that needs it, then kept. */
+  #probe: Promise<SandboxSettings> | undefined;
   /** Past and present runs in this store. */
   readonly runs: RunHistory;
 
-  private constructor(options: ArborOptions, env: NodeJS.ProcessEnv, settings: OpenSettings) {
+  private constructor(
+    options: ArborOptions,
+    env: NodeJS.ProcessEnv,
+    settings: OpenSettings & { childCommand: ChildCommand | undefined },
+  ) {
     this.#options = options;
     this.#env = env;
     this.#settings = settings;
-    const childCommand = commandOf(options.childCommand);
     this.#runtime = new Runtime({
       storePath: settings.base.dbPath,
       env,
       cwd: settings.cwd,
-      ...(options.tools === undefined ? {} : { hostTools: checkTools(options.tools) }),
-      ...(childCommand === undefined ? {} : { childCommand }),
+      ...(options.tools === undefined ? {} : { hostTools: options.tools }),
+      ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
     });
     this.runs = new RunHistory(this.#runtime.store);
   }
@@ -66,7 +73,9 @@ export class Arbor {
   static async open(options: ArborOptions = {}): Promise<Arbor> {
     const env = options.env ?? process.env;
     if (options.tools !== undefined) checkTools(options.tools);
-    return new Arbor(options, env, await openSettings(options, env));
+    const childCommand = commandOf(options.childCommand);
+    const settings = await openSettings(options, env);
+    return new Arbor(options, env, { ...settings, childCommand });
   }
 
   /** Starts a root agent on `instruction`. */
@@ -214,6 +223,7 @@ export class Arbor {
   ): Promise<RunSafety> {
     const safety = await prepareRunSafety(config, this.#env, {
       cwd: this.#settings.cwd,
+      probe: () => (this.#probe ??= probeSandbox(this.#env)),
       ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
     });
     const ts = new Date().toISOString();
@@ -256,9 +266,7 @@ function msOf(value: string | number | undefined, name: string): number | undefi
   return parseDuration(value, `\`${name}\``);
 }
 
-function commandOf(
-  option: ArborOptions['childCommand'],
-): { command: string; args: string[] } | undefined {
+function commandOf(option: ArborOptions['childCommand']): ChildCommand | undefined {
   if (option === undefined) return undefined;
   if (typeof option !== 'string') return { command: option.command, args: option.args ?? [] };
   const [command = '', ...args] = option.trim().split(/\s+/);
@@ -266,12 +274,11 @@ function commandOf(
   return { command, args };
 }
 
-function checkTools(tools: readonly HostTool[]): readonly HostTool[] {
+function checkTools(tools: readonly HostTool[]): void {
   const seen = new Set<string>();
   for (const tool of tools) {
     if (seen.has(tool.name))
       throw new ArborError('config', `Arbor.open: two host tools are named \`${tool.name}\`.`);
     seen.add(tool.name);
   }
-  return tools;
 }

@@ -36,11 +36,6 @@ export class EventStream implements AsyncIterable<ArborEvent> {
     this.#notify();
   }
 
-  /** Every event so far, in order. */
-  snapshot(): readonly ArborEvent[] {
-    return [...this.#log];
-  }
-
   async *[Symbol.asyncIterator](): AsyncGenerator<ArborEvent> {
     const cursor = { at: 0 };
     this.#cursors.add(cursor);

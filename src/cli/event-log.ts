@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { eventOf, toWireEvent } from '../runtime/index.js';
-import type { SupervisorEvent } from '../supervisor/index.js';
+import type { SupervisorEvent, Tree } from '../supervisor/index.js';
 
 /**
  * The run's events as NDJSON on stderr, for when stderr is not a terminal: one object per line,
@@ -28,5 +28,17 @@ export function createEventLog(
             }
           : undefined;
     if (line !== undefined) out.write(`${JSON.stringify(line)}\n`);
+  };
+}
+
+/** A run's `onEvent` for `--events ndjson`: each event placed in the tree it comes with. */
+export function ndjsonEvents(
+  out: Writable,
+  runId: string,
+): (event: SupervisorEvent, tree: Tree) => void {
+  let log: ((event: SupervisorEvent) => void) | undefined;
+  return (event, tree) => {
+    log ??= createEventLog(out, runId, (id) => tree.get(id)?.path);
+    log(event);
   };
 }

@@ -10,7 +10,7 @@ import {
   type PlanEnd,
 } from '../runtime/index.js';
 import { SqliteStore } from '../store/index.js';
-import { createEventLog } from './event-log.js';
+import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
@@ -119,7 +119,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   const env = io.env;
   const runtime = new Runtime({ storePath: settings.dbPath, env });
   const runId = mintRunId();
-  let eventLog: ReturnType<typeof createEventLog> | undefined;
+  const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {
     started = await startPlan(runtime, {
@@ -137,9 +137,7 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
       humans: humanResponder(settings, io, runtime.store),
       meta: { command: context.command },
       onEvent: (event, tree) => {
-        if (context.events === 'ndjson')
-          eventLog ??= createEventLog(io.stderr, runId, (id) => tree.get(id)?.path);
-        eventLog?.(event);
+        eventLog?.(event, tree);
       },
     });
   } catch (error) {

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
 import { mintRunId, Runtime } from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
-import { createEventLog } from './event-log.js';
+import { ndjsonEvents } from './event-log.js';
 import { EXIT } from '../runtime/index.js';
 import { exitCodeFor } from '../runtime/index.js';
 import { AnswerView } from './answer-view.js';
@@ -56,7 +56,7 @@ async function runWithStore(
   );
   await announceSafety(safety, io);
   const turnLines: Promise<void>[] = [];
-  let eventLog: ReturnType<typeof createEventLog> | undefined;
+  const eventLog = events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   // The answer streams where a person reads it: a terminal stdout, a one-shot run, no report.
   const view: { answer?: AnswerView } = {};
   const streams = io.isStdoutTty === true && !settings.json && !settings.warm;
@@ -74,9 +74,7 @@ async function runWithStore(
       warm: settings.warm,
     },
     onEvent: (event, nodes) => {
-      if (events === 'ndjson')
-        eventLog ??= createEventLog(io.stderr, runId, (id) => nodes.get(id)?.path);
-      eventLog?.(event);
+      eventLog?.(event, nodes);
       view.answer?.onEvent(event, nodes);
       if (event.type === 'turn' && settings.warm)
         turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));

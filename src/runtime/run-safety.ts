@@ -25,11 +25,19 @@ export interface RunSafety {
 export async function prepareRunSafety(
   settings: RunConfig,
   env: NodeJS.ProcessEnv,
-  options: { cwd: string; readOnly?: readonly string[] },
+  options: {
+    cwd: string;
+    readOnly?: readonly string[];
+    /** A probe already made (a long-lived host probes once, not for every run). */
+    probe?: () => Promise<SandboxSettings>;
+  },
 ): Promise<RunSafety> {
   const notices: string[] = [];
   const events: RunSafety['events'] = [];
-  const sandbox = await sandboxFor(settings, env);
+  const sandbox =
+    settings.security.sandbox === 'off'
+      ? { mode: 'off' as const }
+      : await (options.probe ?? (() => probeSandbox(env)))();
   if (sandbox.mode === 'off') {
     notices.push(
       'arbor: the exec sandbox is off (--sandbox off): commands run with your whole view of the machine',
@@ -65,9 +73,4 @@ export async function prepareRunSafety(
     notices,
     events,
   };
-}
-
-async function sandboxFor(settings: RunConfig, env: NodeJS.ProcessEnv): Promise<SandboxSettings> {
-  if (settings.security.sandbox === 'off') return { mode: 'off' };
-  return probeSandbox(env);
 }

@@ -117,7 +117,6 @@ export class Runtime {
         : { childCommand: this.#options.childCommand }),
       onEvent: (event) => start.onEvent?.(event, supervisor.tree),
     });
-    this.#running.set(supervisor, Promise.resolve());
     return supervisor;
   }
 

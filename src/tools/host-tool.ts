@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ArborError, type JsonObject, type TrifectaTag } from '../protocol/index.js';
+import { ArborError, type JsonObject, type ToolDef, type TrifectaTag } from '../protocol/index.js';
 import { inputSchema, parseToolArgs } from './builtin/tool-args.js';
 import type { Tool, ToolOutput } from './tool.js';
 
@@ -80,7 +80,7 @@ export function defineTool<S extends z.ZodType>(spec: HostToolSpec<S>): HostTool
  */
 export function hostToolFor(tool: HostTool, context: Omit<HostToolContext, 'signal'>): Tool {
   return {
-    def: { name: tool.name, description: tool.description, input_schema: inputSchema(tool.input) },
+    def: hostToolDef(tool),
     run: async (args: JsonObject, call): Promise<ToolOutput> => {
       const parsed = parseToolArgs(tool.name, tool.input, args);
       if (!parsed.ok) return { content: parsed.message, isError: true, refused: true };
@@ -98,11 +98,7 @@ export function hostToolFor(tool: HostTool, context: Omit<HostToolContext, 'sign
 }
 
 /** The definition a node's model sees for a host tool. */
-export function hostToolDef(tool: HostTool): {
-  name: string;
-  description: string;
-  input_schema: JsonObject;
-} {
+export function hostToolDef(tool: HostTool): ToolDef {
   return { name: tool.name, description: tool.description, input_schema: inputSchema(tool.input) };
 }
 
