@@ -1,4 +1,5 @@
 import { afterEach } from 'vitest';
+import type { Endpoint, IntelConfig } from '../../src/protocol/index.js';
 import {
   startFakeLlm,
   type FakeLlm,
@@ -21,4 +22,17 @@ export async function fakeLlm(playbook: PlaybookInput): Promise<FakeLlm> {
 /** A playbook whose single script answers with the given steps. */
 export function steps(...list: Record<string, unknown>[]): PlaybookInput {
   return { scripts: [{ steps: list }] };
+}
+
+/** An intelligence config for tests: these endpoints, model `m`, no retries, a 10 s timeout. */
+export function testIntel(endpoints: Endpoint[]): IntelConfig {
+  return {
+    endpoints,
+    model: 'm',
+    sampling: {},
+    timeout_ms: 10_000,
+    retries: 0,
+    breaker: { threshold: 3, cooldown_ms: 5000, cooldown_max_ms: 60000 },
+    prices: {},
+  };
 }

@@ -3,7 +3,7 @@ import { createModelClient } from '../../src/intel/index.js';
 import { AgentSession, type SessionHooks } from '../../src/loop/index.js';
 import { ArborError, LimitsSchema, type TranscriptMessage } from '../../src/protocol/index.js';
 import { ToolSet, type Tool } from '../../src/tools/index.js';
-import { fakeLlm, steps } from '../helpers/fake-llm.js';
+import { fakeLlm, steps, testIntel } from '../helpers/fake-llm.js';
 
 /** A test tool that waits, and records when it started and finished. */
 function waitTool(log: string[]): Tool {
@@ -33,15 +33,7 @@ async function session(
   hooks: SessionHooks = {},
 ) {
   const server = await fakeLlm(playbook);
-  const model = createModelClient({
-    endpoints: [{ url: server.url, dialect: 'openai', headers: {} }],
-    model: 'm',
-    sampling: {},
-    timeout_ms: 10_000,
-    retries: 0,
-    breaker: { threshold: 3, cooldown_ms: 5000, cooldown_max_ms: 60000 },
-    prices: {},
-  });
+  const model = createModelClient(testIntel([{ url: server.url, dialect: 'openai', headers: {} }]));
   const agent = new AgentSession({
     model,
     tools: new ToolSet(tools),

@@ -3,25 +3,21 @@ import { createModelClient } from '../../src/intel/index.js';
 import { AgentSession } from '../../src/loop/index.js';
 import { LimitsSchema, type Dialect } from '../../src/protocol/index.js';
 import { ToolSet } from '../../src/tools/index.js';
-import { fakeLlm, steps } from '../helpers/fake-llm.js';
+import { fakeLlm, steps, testIntel } from '../helpers/fake-llm.js';
 
 const ANSWER = 'The first part of a long answer, and then the second part that follows it.';
 
 async function streamedTurn(dialect: Dialect, playbooks: Parameters<typeof fakeLlm>[0][]) {
   const servers = await Promise.all(playbooks.map((playbook) => fakeLlm(playbook)));
-  const model = createModelClient({
-    endpoints: servers.map((server) => ({
-      url: dialect === 'openai' ? server.url : server.url.replace(/\/v1$/, ''),
-      dialect,
-      headers: {},
-    })),
-    model: 'm',
-    sampling: {},
-    timeout_ms: 10_000,
-    retries: 0,
-    breaker: { threshold: 3, cooldown_ms: 5000, cooldown_max_ms: 60000 },
-    prices: {},
-  });
+  const model = createModelClient(
+    testIntel(
+      servers.map((server) => ({
+        url: dialect === 'openai' ? server.url : server.url.replace(/\/v1$/, ''),
+        dialect,
+        headers: {},
+      })),
+    ),
+  );
   const events: { kind: string; fields: Record<string, unknown> }[] = [];
   const agent = new AgentSession({
     model,
