@@ -108,6 +108,44 @@ export class Arbor {
   }
 
   /**
+   * Continues an interrupted run (its supervisor died): the same handle as `run`. Finished nodes
+   * keep their results; running ones continue from their recorded transcripts. Intelligence, MCP
+   * servers and credentials are this instance's; the grant and limits are the recorded ones, and
+   * `deadline` (if given) replaces the recorded deadline. A run that is not interrupted throws a
+   * `config` error through `result`.
+   */
+  resume(runId: string, options: Omit<RunOptions, 'maxSteps'> = {}): RunHandle {
+    return this.#start(runId, options.signal, async (start, events) => {
+      const config = this.#configFor(`resume ${runId}`, options);
+      const started = this.#runtime.resumeRun(
+        {
+          ...start,
+          config,
+          safety: await this.#safety(runId, events, config),
+          meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },
+        },
+        runId,
+        options.deadline === undefined || config.deadlineMs === undefined
+          ? {}
+          : { deadlineMs: config.deadlineMs },
+      );
+      const root = started.supervisor.tree.nodes().find((n) => n.parentId === undefined);
+      return {
+        control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
+        result: started.done.then(({ node, end }) =>
+          resultOf(
+            runId,
+            end.outcome,
+            node.usage,
+            started.supervisor.subtreeUsage(node.id),
+            exitCodeFor(end.outcome.status, end.error?.code),
+          ),
+        ),
+      };
+    });
+  }
+
+  /**
    * Runs a plan: a TOML file (its run-log is written next to it), or a plan object (written under
    * the store's directory first). A run-log (`*.run.toml`) with `resume: true` continues it.
    */

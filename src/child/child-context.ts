@@ -1,6 +1,6 @@
 import type { ModelClient } from '../intel/model.js';
 import type { OutputCapture, SessionHooks } from '../loop/index.js';
-import type { SpawnPayload } from '../protocol/index.js';
+import { TRANSCRIPT_EVENT, type SpawnPayload } from '../protocol/index.js';
 import type { GuardedTools } from '../tools/guarded-tools.js';
 import { admitOverChannel } from './admission.js';
 import type { ControlChannel } from './control-channel.js';
@@ -36,6 +36,9 @@ export function channelHooks(
     },
     onUsage: (usage) => {
       writer.send({ type: 'usage', ...usage });
+    },
+    onTranscript: (entry) => {
+      writer.send({ type: 'event', event: TRANSCRIPT_EVENT, fields: entry });
     },
     waitWhileHeld: async (signal) => {
       if (!channel.hold.paused || signal.aborted) return;

@@ -1,5 +1,5 @@
 import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
-import { type Outcome } from '../protocol/index.js';
+import { TRANSCRIPT_EVENT, type Outcome } from '../protocol/index.js';
 import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
 import { isolationMarker } from './child-guard.js';
 import { conversationSeed } from '../authority/index.js';
@@ -23,10 +23,11 @@ export async function runAgent(context: ChildContext): Promise<void> {
       depth: payload.depth,
       isolationMarker: isolationNote(payload),
     }),
-    transcript: [
+    transcript: payload.resume?.transcript ?? [
       ...payload.history,
       ...seedTranscript(conversationSeed(payload), payload.instruction, Date.now()),
     ],
+    resumed: payload.resume !== undefined,
     limits: payload.limits,
     hooks: channelHooks(context),
     logContent: payload.telemetry.log_content,
@@ -41,6 +42,10 @@ export async function runAgent(context: ChildContext): Promise<void> {
     },
   });
 
+  // The starting transcript is recorded first, so a crash at any later point can resume from it.
+  if (payload.resume === undefined)
+    for (const message of session.transcript)
+      writer.send({ type: 'event', event: TRANSCRIPT_EVENT, fields: { op: 'append', message } });
   let report = await runTurnWithSwaps(context, session, undefined);
   if (!payload.warm) {
     writer.send({ type: 'result', outcome: report.outcome });

@@ -7,7 +7,9 @@ import { doctor } from './doctor.js';
 import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
-import { RUN_HELP, runCommand } from './run.js';
+import { RUN_HELP, resumeRun, runCommand } from './run.js';
+import { RUN_OPTIONS } from './run-options.js';
+import { parseCommandArgs } from './usage-error.js';
 import { usageError } from './usage-error.js';
 import { VERSION } from './version.js';
 
@@ -17,6 +19,7 @@ Usage: arbor <command> [options]
 
 Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
+  resume RUN         continue an interrupted run (its supervisor died) from its records
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
@@ -30,6 +33,21 @@ Commands:
 Run \`arbor <command> --help\` for a command's options.
 `;
 
+const RESUME_HELP = `Usage: arbor resume RUN [options]
+
+Continues a run that was interrupted (its supervisor was killed or crashed, or its machine was
+lost): the next arbor to open the store marks such a run \`interrupted\`. Nodes that had finished
+keep their results and are not run again; nodes that were running are re-spawned from their
+recorded transcripts and continue from their last completed step; a tool call that had completed
+is not repeated. Only the step in flight at the crash may run again.
+
+Intelligence, MCP servers and credentials come from the options, environment and config given
+now (they were never stored): the same options as \`arbor run\`. The grant and limits are the
+recorded ones; the deadline counts only the time the run was active, and --deadline replaces it.
+The answer goes to stdout and the exit code is as for \`arbor run\`. A run whose supervisor is
+still alive is refused.
+`;
+
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
@@ -39,6 +57,17 @@ const COMMANDS: Record<string, Command> = {
       return EXIT.ok;
     }
     return runCommand(args, io, io.env);
+  },
+  resume: async (args, io) => {
+    if (args.includes('--help') || args.includes('-h')) {
+      await write(io.stdout, RESUME_HELP);
+      return EXIT.ok;
+    }
+    const { values, positionals } = parseCommandArgs('resume', args, RUN_OPTIONS, true);
+    const [runId, ...rest] = positionals;
+    if (runId === undefined || rest.length > 0 || values.resume !== undefined)
+      throw usageError('`arbor resume` takes one run id: `arbor resume RUN [options]`.');
+    return resumeRun(runId, values, io, io.env);
   },
   plan: planCommand,
   gate: gateCommand,

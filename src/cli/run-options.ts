@@ -24,8 +24,18 @@ export const RUN_OPTIONS = {
   'mcp-tags': { type: 'string', multiple: true },
   'allow-trifecta': { type: 'boolean' },
   sandbox: { type: 'string' },
+  resume: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** The parsed flags of `arbor run` and `arbor resume`. */
+export type RunValues = Partial<{
+  [K in keyof typeof RUN_OPTIONS]: (typeof RUN_OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof RUN_OPTIONS)[K]['type'] extends 'boolean'
+      ? boolean
+      : string;
+}>;
 
 export const RUN_HELP = `Usage: arbor run [options] <instruction>
 
@@ -75,6 +85,11 @@ Run:
                            stdout, the root's answer streams as it is written
   --ask-fallback fail|wait when no terminal can ask a person: fail the question (default), or
                            wait for \`arbor gate answer\` from another shell
+
+Durability: every node's transcript is recorded as it goes. A run whose supervisor died (killed,
+crashed, machine lost) is marked interrupted by the next arbor that opens the store;
+  --resume RUN             continue an interrupted run (same as \`arbor resume RUN\`): finished
+                           nodes keep their results, running ones continue from their transcripts
 
 Signals: SIGINT/SIGTERM drain the tree (a second one forces), SIGUSR1 pauses every agent at its
 next step, SIGUSR2 resumes, SIGHUP re-reads --config and hot-swaps the intelligence.

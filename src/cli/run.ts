@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
-import { mintRunId, Runtime } from '../runtime/index.js';
+import { mintRunId, Runtime, type RunStart, type StartedRun } from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { EXIT } from '../runtime/index.js';
@@ -10,11 +10,11 @@ import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
 import { resolveRunSettings, type RunSettings } from '../config/index.js';
-import { RUN_OPTIONS } from './run-options.js';
+import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { parseCommandArgs } from './usage-error.js';
+import { parseCommandArgs, usageError } from './usage-error.js';
 
 export { RUN_HELP } from './run-options.js';
 
@@ -29,12 +29,46 @@ export async function runCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
+  if (values.resume !== undefined) {
+    if (positionals.length > 0)
+      throw usageError('`--resume RUN` continues a recorded run: give no instruction with it.');
+    return resumeRun(values.resume, values, io, env);
+  }
   const settings = resolveRunSettings(positionals.join(' '), values, env);
+  return runSettings(settings, values, io, env);
+}
+
+/**
+ * `arbor resume RUN` (also `arbor run --resume RUN`): continues an interrupted run with the
+ * intelligence, MCP servers and credentials given now; prints as `arbor run` would have.
+ */
+export async function resumeRun(
+  runId: string,
+  values: RunValues,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  // The instruction is the recorded one; the settings supply everything that was never stored.
+  const settings = resolveRunSettings(`resume ${runId}`, values, env);
+  const deadlineMs = values.deadline === undefined ? undefined : settings.deadlineMs;
+  return runSettings(settings, values, io, env, {
+    runId,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  });
+}
+
+async function runSettings(
+  settings: RunSettings,
+  values: RunValues,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  resume?: { runId: string; deadlineMs?: number },
+): Promise<number> {
   const events = eventsMode(values.events, io);
   const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
-    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel, events),
+    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel, events, resume),
   );
 }
 
@@ -47,12 +81,13 @@ async function runWithStore(
   timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
   events: EventsMode,
+  resume: { runId: string; deadlineMs?: number } | undefined,
 ): Promise<number> {
   const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
-  const runId = mintRunId();
+  const runId = resume?.runId ?? mintRunId();
   await write(
     io.stderr,
-    `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
+    `arbor: ${resume === undefined ? 'run' : 'resuming run'} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
   );
   await announceSafety(safety, io);
   const turnLines: Promise<void>[] = [];
@@ -60,14 +95,23 @@ async function runWithStore(
   // The answer streams where a person reads it: a terminal stdout, a one-shot run, no report.
   const view: { answer?: AnswerView } = {};
   const streams = io.isStdoutTty === true && !settings.json && !settings.warm;
-  const { supervisor, done } = runtime.startRun({
+  const begin = (start: RunStart): StartedRun => {
+    if (resume === undefined) return runtime.startRun(start);
+    try {
+      return runtime.resumeRun(start, resume.runId, resume);
+    } catch (error) {
+      void runtime.close();
+      throw error;
+    }
+  };
+  const { supervisor, done } = begin({
     runId,
     config: settings,
     intelligence,
     safety,
     humans: humanResponder(settings, io, runtime.store),
     meta: {
-      command: 'run',
+      command: resume === undefined ? 'run' : 'resume',
       model: intelligence.model,
       endpoints: intelligence.endpoints.length,
       max_steps: settings.maxSteps,

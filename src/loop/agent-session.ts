@@ -14,6 +14,8 @@ import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
 import { streamAnswer } from './stream-answer.js';
 import { runToolRound } from './tool-round.js';
+import { commitOrder, interruptedStep } from './interrupted-step.js';
+import { finishStatus, reasonOf, refusedStatus } from './stop-status.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 
 import type { SessionOptions, TurnReport } from './session-types.js';
@@ -30,9 +32,11 @@ export class AgentSession {
   readonly #stall: StallDetector;
   readonly #now: () => number;
   #model: ModelClient;
+  #resumed: boolean;
 
   constructor(options: SessionOptions) {
     this.#options = options;
+    this.#resumed = options.resumed === true;
     this.#model = options.model;
     this.#transcript = [...(options.transcript ?? [])];
     this.#stall = new StallDetector(options.limits.stall_turns);
@@ -51,6 +55,7 @@ export class AgentSession {
   /** Drops every message after `length`: used to re-run a turn from its pre-turn state. */
   rewind(length: number): void {
     this.#transcript.length = Math.min(length, this.#transcript.length);
+    this.#options.hooks?.onTranscript?.({ op: 'rewind', length: this.#transcript.length });
   }
 
   /** Runs one turn reacting to `input` (or to the transcript as it stands, when absent). */
@@ -67,7 +72,10 @@ export class AgentSession {
       this.#now,
       options.signal,
     );
-    const report = await turn.run(input);
+    // The first turn of a session re-spawned after a crash finishes the step that was in flight.
+    const resumed = this.#resumed && input === undefined;
+    this.#resumed = false;
+    const report = await turn.run(input, resumed);
     if (report.outcome.status === 'completed' && this.#stall.observe(report.text ?? '')) {
       const turns = this.#options.limits.stall_turns;
       report.outcome = {
@@ -120,8 +128,12 @@ class TurnRun {
     this.#loops = new LoopDetector(limits.loop_threshold);
   }
 
-  async run(input: TranscriptMessage | undefined): Promise<TurnReport> {
-    if (input !== undefined) this.#transcript.push(input);
+  async run(input: TranscriptMessage | undefined, resumed = false): Promise<TurnReport> {
+    if (input !== undefined) this.#append(input);
+    if (resumed) {
+      const ended = await this.#finishInterruptedStep();
+      if (ended !== undefined) return ended;
+    }
     for (;;) {
       await this.#options.hooks?.waitWhileHeld?.(this.#signal);
       const stop = this.#guard();
@@ -141,7 +153,7 @@ class TurnRun {
           );
         }
         this.#reminders += 1;
-        this.#transcript.push({
+        this.#append({
           role: 'user',
           text: `Your answer must be submitted by calling \`${SUBMIT_TOOL_NAME}\` with arguments that match the result schema. Call it now.`,
           ts: this.#now(),
@@ -157,19 +169,71 @@ class TurnRun {
           `tool \`${looping.name}\` called ${times} times with the same arguments`,
         );
       }
-      let finish: Finish | undefined;
-      try {
-        finish = await this.#runTools(calls);
-      } catch (error) {
-        // A tool interrupted by the turn's cancellation is not a failure of the turn.
-        if (!this.#signal.aborted) throw error;
-      }
-      if (this.#signal.aborted)
-        return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
-      if (capture?.committed === true)
-        return this.#end('completed', undefined, undefined, { value: capture.value });
-      if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
+      const ended = await this.#toolStep(calls, calls);
+      if (ended !== undefined) return ended;
     }
+  }
+
+  /**
+   * Runs a step's tool calls (`pending`, all of `calls` unless the step is being finished after a
+   * crash) and says whether the turn ends with them.
+   */
+  async #toolStep(
+    calls: readonly ModelToolCall[],
+    pending: readonly ModelToolCall[],
+  ): Promise<TurnReport | undefined> {
+    let finish: Finish | undefined;
+    try {
+      finish = await this.#runTools(pending);
+    } catch (error) {
+      // A tool interrupted by the turn's cancellation is not a failure of the turn.
+      if (!this.#signal.aborted) throw error;
+    }
+    if (this.#signal.aborted) return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
+    const { capture } = this.#options;
+    if (capture?.committed === true)
+      return this.#end('completed', undefined, undefined, { value: capture.value });
+    // A `finish` whose result was recorded before the crash still ends the turn.
+    finish ??= this.#recordedFinish(calls, pending);
+    if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
+    return undefined;
+  }
+
+  /**
+   * Continues a transcript recorded before a crash. The step in flight had its model call
+   * answered: its tool calls that have no result run now (the ones that had finished are not run
+   * again), and an answer with no tool calls is the turn's answer. Anything else: the loop goes on.
+   */
+  async #finishInterruptedStep(): Promise<TurnReport | undefined> {
+    const interrupted = interruptedStep(this.#transcript);
+    if (interrupted === undefined) return undefined;
+    const { at, step, pending } = interrupted;
+    if (step.text !== undefined) this.#text = step.text;
+    if (step.tool_calls.length === 0) {
+      const answered = at === this.#transcript.length - 1 && this.#options.capture === undefined;
+      return answered ? this.#end('completed', undefined) : undefined;
+    }
+    this.#options.hooks?.onEvent?.('loop.resumed_step', {
+      tool_calls: step.tool_calls.length,
+      pending: pending.length,
+    });
+    return this.#toolStep(step.tool_calls, pending);
+  }
+
+  /** The first valid `finish` among calls of a step that are already answered. */
+  #recordedFinish(calls: readonly ToolCall[], pending: readonly ToolCall[]): Finish | undefined {
+    if (!this.#offersFinish()) return undefined;
+    for (const call of calls) {
+      if (call.name !== FINISH_TOOL_NAME || pending.includes(call)) continue;
+      const read = readFinish(call.args);
+      if (typeof read !== 'string') return read;
+    }
+    return undefined;
+  }
+
+  #append(message: TranscriptMessage): void {
+    this.#transcript.push(message);
+    this.#options.hooks?.onTranscript?.({ op: 'append', message });
   }
 
   /** `finish` is handled by the session itself, unless a tool of that name shadows it. */
@@ -247,6 +311,14 @@ class TurnRun {
     }
     this.#usage = addUsage(this.#usage, response.usage);
     hooks?.onUsage?.(response.usage);
+    // The answer is recorded before it is reported: a crash after the call keeps it.
+    if (response.text !== '') this.#text = response.text;
+    this.#append({
+      role: 'assistant',
+      ...(response.text === '' ? {} : { text: response.text }),
+      tool_calls: response.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+      ts: this.#now(),
+    });
     hooks?.onEvent?.('model.call', {
       step: this.#steps,
       endpoint: response.endpointIndex,
@@ -257,13 +329,6 @@ class TurnRun {
       finish_reason: response.finishReason,
       tool_calls: response.toolCalls.length,
       ...(logContent === true ? { text: response.text } : { text_chars: response.text.length }),
-    });
-    if (response.text !== '') this.#text = response.text;
-    this.#transcript.push({
-      role: 'assistant',
-      ...(response.text === '' ? {} : { text: response.text }),
-      tool_calls: response.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
-      ts: this.#now(),
     });
     return response;
   }
@@ -293,13 +358,17 @@ class TurnRun {
       },
     };
     // What a fork would inherit: the transcript before the step that delegates.
-    const before = this.#transcript.slice(0, -1);
+    const before = this.#transcript.slice(
+      0,
+      this.#transcript.findLastIndex((m) => m.role === 'assistant'),
+    );
     const { identity } = this.#options;
     const step = this.#steps;
     const results = await runToolRound(calls, finishHost, this.#signal, {
       onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
       logContent: logContent === true,
       now: this.#now,
+      onResult: (message) => hooks?.onTranscript?.({ op: 'append', message }),
       contextFor: (_call, index) => ({
         history: () => before,
         ...(identity === undefined
@@ -317,6 +386,7 @@ class TurnRun {
       }),
     });
     this.#transcript.push(...results);
+    if (results.length > 0) commitOrder(this.#transcript);
     return finish;
   }
 
@@ -354,28 +424,4 @@ class TurnRun {
       toolCalls: this.#toolCalls,
     };
   }
-}
-
-/** The status a budget refusal ends a turn with, by the limit the supervisor says is spent. */
-function refusedStatus(limit: unknown): TerminalStatus {
-  switch (limit) {
-    case 'tokens':
-      return 'exhausted_tokens';
-    case 'steps':
-      return 'exhausted_steps';
-    case 'time':
-      return 'deadline';
-    default:
-      return 'exhausted_budget';
-  }
-}
-
-function finishStatus(finish: Finish): TerminalStatus {
-  return finish.status;
-}
-
-function reasonOf(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason.message;
-  return typeof reason === 'string' ? reason : 'cancelled';
 }

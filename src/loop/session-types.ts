@@ -1,5 +1,12 @@
 import type { ModelClient } from '../intel/model.js';
-import type { Finish, Limits, Outcome, TranscriptMessage, Usage } from '../protocol/index.js';
+import type {
+  Finish,
+  Limits,
+  Outcome,
+  TranscriptEntry,
+  TranscriptMessage,
+  Usage,
+} from '../protocol/index.js';
 import type { ToolHost } from '../tools/index.js';
 import type { OutputCapture } from './output-capture.js';
 
@@ -12,6 +19,8 @@ export interface Admission {
 export interface SessionHooks {
   /** Progress, for the supervisor's watchdog and the live display. */
   onEvent?(kind: string, fields: Record<string, unknown>): void;
+  /** Each change to the transcript, as it happens (a tool result as soon as its call ends). */
+  onTranscript?(entry: TranscriptEntry): void;
   /** Usage of each model call, reported right after the call. */
   onUsage?(usage: Usage): void;
   /** Budget admission before each model call; throws `ArborError('budget_refused')` to refuse. */
@@ -37,6 +46,11 @@ export interface SessionOptions {
    * tool (which the tool host must list); a model that keeps answering in prose ends `failed`.
    */
   capture?: OutputCapture;
+  /**
+   * The transcript was recorded before a crash: the first turn finishes the step that was in
+   * flight (runs the tool calls that have no result) before calling the model again.
+   */
+  resumed?: boolean;
   /** Who this session is, stamped on calls that leave the process (MCP `_meta`). */
   identity?: { runId: string; nodeId: string; traceparent?: string };
   now?: () => number;

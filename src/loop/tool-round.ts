@@ -5,6 +5,8 @@ export interface RoundHooks {
   onEvent(kind: string, fields: Record<string, unknown>): void;
   logContent: boolean;
   now(): number;
+  /** A call's result, the moment the call ends (before the round is committed). */
+  onResult?(message: TranscriptMessage): void;
   /** The context each call runs with (its metadata, the history a fork would inherit). */
   contextFor(call: ToolCall, index: number): Omit<ToolCallContext, 'signal' | 'callId'>;
 }
@@ -32,6 +34,7 @@ export async function runToolRound(
         signal,
         callId: call.id,
       });
+      hooks.onResult?.(toolMessage(call, output, hooks.now()));
       hooks.onEvent('tool.result', {
         id: call.id,
         name: call.name,
@@ -42,12 +45,20 @@ export async function runToolRound(
       return output;
     }),
   );
-  return calls.map((call, i) => ({
+  return calls.map((call, i) => toolMessage(call, outputs[i], hooks.now()));
+}
+
+function toolMessage(
+  call: ToolCall,
+  output: ToolOutput | undefined,
+  ts: number,
+): TranscriptMessage {
+  return {
     role: 'tool',
     id: call.id,
     name: call.name,
-    content: outputs[i]?.content ?? null,
-    is_error: outputs[i]?.isError ?? true,
-    ts: hooks.now(),
-  }));
+    content: output?.content ?? null,
+    is_error: output?.isError ?? true,
+    ts,
+  };
 }

@@ -49,6 +49,12 @@ export {
 } from './decode.js';
 export { encodeFrame } from './encode.js';
 export {
+  TRANSCRIPT_EVENT,
+  TranscriptEntrySchema,
+  replayTranscript,
+  type TranscriptEntry,
+} from './transcript-entry.js';
+export {
   ArborError,
   ERROR_CODES,
   ErrorPayloadSchema,

@@ -72,6 +72,12 @@ export const SpawnPayloadSchema = z
      * steps, given only by the `fork` provider. Every other child starts with an empty history.
      */
     history: z.array(TranscriptMessageSchema).default([]),
+    /**
+     * Set only when the supervisor re-spawns an interrupted node: the transcript it had recorded
+     * (seed and instruction included). The child continues from it instead of starting over: tool
+     * calls of the last step that have no result run, then the loop goes on.
+     */
+    resume: z.object({ transcript: z.array(TranscriptMessageSchema) }).optional(),
     /** The MCP servers this child may reach: always a subset of its parent's. */
     mcp_servers: z.array(McpServerSpecSchema).default([]),
     /** Remote A2A agents this child may delegate to, inherited like MCP servers. */

@@ -6,6 +6,7 @@ import {
   type ChildCommand,
   type HumanResponder,
   type NodeResult,
+  type ResumeState,
   type RootTemplate,
   type SupervisorEvent,
   type Timing,
@@ -13,6 +14,7 @@ import {
 } from '../supervisor/index.js';
 import type { HostTool } from '../tools/index.js';
 import { mintRunId } from './run-id.js';
+import { planResume, resumedLimits } from './resume-plan.js';
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
 
@@ -90,6 +92,7 @@ export class Runtime {
     start: RunStart,
     runId: string,
     extra: { breadth?: number; total?: number; rate?: number } = {},
+    resume?: ResumeState,
   ): Supervisor {
     if (this.#closed) throw new Error('the runtime is closed');
     const { config } = start;
@@ -115,6 +118,7 @@ export class Runtime {
       ...(this.#options.childCommand === undefined
         ? {}
         : { childCommand: this.#options.childCommand }),
+      ...(resume === undefined ? {} : { resume }),
       onEvent: (event) => start.onEvent?.(event, supervisor.tree),
     });
     return supervisor;
@@ -130,8 +134,43 @@ export class Runtime {
       createdAt: Date.now(),
       meta: start.meta,
     });
-    const supervisor = this.supervise(start, runId);
-    const done = supervisor.runRoot(rootTemplate(start)).then(
+    return this.#runRoot(start, runId, rootTemplate(start));
+  }
+
+  /**
+   * Continues an interrupted run (see `planResume`): the recorded tree is rebuilt, nodes that had
+   * finished keep their results, and the root is re-spawned from its transcript under this
+   * process's ownership. Intelligence, MCP servers and credentials come from `start`; the grant
+   * and limits are the recorded ones, the deadline counting only the time the run was active.
+   */
+  resumeRun(start: RunStart, runId: string, options: { deadlineMs?: number } = {}): StartedRun {
+    const plan = planResume(this.store, runId);
+    const recorded = plan.root.payload;
+    const template: RootTemplate = {
+      ...rootTemplate(start),
+      instruction: recorded.instruction,
+      caveats: recorded.caveats,
+      limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
+      warm: recorded.warm,
+    };
+    this.store.claimRun(runId);
+    this.store.appendEvent({
+      runId,
+      ts: Date.now(),
+      kind: 'run.resumed',
+      data: { active_ms: plan.activeMs, nodes: plan.nodes.length, owner: this.store.owner },
+    });
+    return this.#runRoot(start, runId, template, { nodes: plan.nodes });
+  }
+
+  #runRoot(
+    start: RunStart,
+    runId: string,
+    template: RootTemplate,
+    resume?: ResumeState,
+  ): StartedRun {
+    const supervisor = this.supervise(start, runId, {}, resume);
+    const done = supervisor.runRoot(template).then(
       (result) => {
         this.store.finishRun(runId, result.end.outcome.status, Date.now());
         return result;

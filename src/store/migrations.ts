@@ -77,4 +77,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE nodes ADD COLUMN subtree_output_tokens INTEGER;
   ALTER TABLE nodes ADD COLUMN subtree_cost_usd REAL;
   `,
+  `
+  CREATE TABLE transcripts (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id  TEXT NOT NULL,
+    node_id TEXT NOT NULL,
+    ts      INTEGER NOT NULL,
+    entry   TEXT NOT NULL
+  );
+  CREATE INDEX transcripts_by_node ON transcripts (run_id, node_id, seq);
+  ALTER TABLE runs ADD COLUMN owner TEXT;
+  ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+  ALTER TABLE runs ADD COLUMN lease_renewed_at INTEGER;
+  ALTER TABLE runs ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { OutcomeSchema, SpawnPayloadSchema } from '../protocol/index.js';
+import {
+  OutcomeSchema,
+  SpawnPayloadSchema,
+  TranscriptEntrySchema,
+  type TranscriptEntry,
+} from '../protocol/index.js';
+import { RunOwnerSchema, type RunOwner } from './run-owner.js';
 import type {
   EventRecord,
   GateRecord,
@@ -164,4 +170,19 @@ export function gateFromRow(row: GateRow): GateRecord {
     createdAt: row.created_at,
     ...(row.closed_at === null ? {} : { closedAt: row.closed_at }),
   };
+}
+
+export function transcriptEntryFromColumn(text: string): TranscriptEntry {
+  return TranscriptEntrySchema.parse(json(text));
+}
+
+/** A run's owner column; `undefined` when absent or unreadable (the run is then ownerless). */
+export function ownerFromColumn(text: string | null): RunOwner | undefined {
+  if (text === null) return undefined;
+  try {
+    const parsed = RunOwnerSchema.safeParse(json(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

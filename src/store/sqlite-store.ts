@@ -1,7 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ArborError, type TerminalStatus, type Usage } from '../protocol/index.js';
+import {
+  ArborError,
+  type TerminalStatus,
+  type TranscriptEntry,
+  type Usage,
+} from '../protocol/index.js';
 import type {
   EventRecord,
   GateRecord,
@@ -14,6 +19,8 @@ import type {
 } from '../supervisor/store-port.js';
 import { MIGRATIONS } from './migrations.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
+import { RunDurability, type InterruptedRun, type RunHold } from './sqlite-durability.js';
+import { LEASE_RENEW_MS, processOwner, type RunOwner } from './run-owner.js';
 import {
   eventFromRow,
   nodeFromRow,
@@ -40,6 +47,12 @@ export class SqliteStore implements RunStore {
   #flushScheduled = false;
   readonly #writeEvents: (events: NewEvent[]) => void;
   readonly #memoryAndGates: MemoryAndGates;
+  readonly #durability: RunDurability;
+  /** This process, as the owner of the runs it creates or resumes. */
+  readonly owner: RunOwner = processOwner();
+  /** Runs found abandoned by their supervisor when the store was opened, now `interrupted`. */
+  readonly interrupted: InterruptedRun[];
+  #leaseTimer: NodeJS.Timeout | undefined;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -59,6 +72,8 @@ export class SqliteStore implements RunStore {
     migrate(this.#db, path);
     this.#statements = prepare(this.#db);
     this.#memoryAndGates = new MemoryAndGates(this.#db);
+    this.#durability = new RunDurability(this.#db);
+    this.interrupted = this.#durability.reap(this.owner, Date.now());
     this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
       for (const event of events) {
         this.#statements.insertEvent.run({
@@ -82,10 +97,46 @@ export class SqliteStore implements RunStore {
       ended_at: run.endedAt ?? null,
       meta: JSON.stringify(run.meta),
     });
+    if (run.status === 'running') this.claimRun(run.id, run.createdAt);
+  }
+
+  /**
+   * Takes a run for this process (a new run, or an interrupted one being resumed): it is marked
+   * `running` under this owner with a fresh lease, renewed while this store is open.
+   */
+  claimRun(runId: string, now: number = Date.now()): void {
+    this.flush();
+    this.#statements.reopenRun.run({ id: runId });
+    this.#durability.claim(runId, this.owner, now);
+    this.#leaseTimer ??= setInterval(() => {
+      if (this.#db.open) this.#durability.renew(this.owner, Date.now());
+    }, LEASE_RENEW_MS).unref();
+  }
+
+  /** Who holds a run and how long it has been active. */
+  runHold(runId: string): RunHold | undefined {
+    return this.#durability.hold(runId);
+  }
+
+  /** Marks runs whose supervisor is gone as `interrupted` (done on open; again on demand). */
+  reapInterrupted(now: number = Date.now()): InterruptedRun[] {
+    this.flush();
+    return this.#durability.reap(this.owner, now);
+  }
+
+  appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void {
+    this.flush();
+    this.#durability.appendTranscript(runId, nodeId, ts, entry);
+  }
+
+  listTranscript(runId: string, nodeId: string): TranscriptEntry[] {
+    return this.#durability.listTranscript(runId, nodeId);
   }
 
   finishRun(runId: string, status: TerminalStatus, endedAt: number): void {
     this.flush();
+    // The last stretch of activity counts, then the lease is let go.
+    this.#durability.renew(this.owner, endedAt);
     this.#statements.finishRun.run({ id: runId, status, ended_at: endedAt });
   }
 
@@ -259,6 +310,7 @@ export class SqliteStore implements RunStore {
 
   close(): void {
     this.flush();
+    clearInterval(this.#leaseTimer);
     if (this.#db.open) this.#db.close();
   }
 }
@@ -285,7 +337,10 @@ function prepare(db: Database.Database) {
     insertRun: db.prepare(
       'INSERT INTO runs (id, instruction, status, created_at, ended_at, meta) VALUES (@id, @instruction, @status, @created_at, @ended_at, @meta)',
     ),
-    finishRun: db.prepare('UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id'),
+    finishRun: db.prepare(
+      'UPDATE runs SET status = @status, ended_at = @ended_at, lease_until = NULL WHERE id = @id',
+    ),
+    reopenRun: db.prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = @id"),
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     insertNode: db.prepare(
       `INSERT INTO nodes (run_id, id, parent_id, path, depth, provider, instruction, status, payload, attempts,

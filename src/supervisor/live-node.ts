@@ -27,6 +27,8 @@ export class LiveNode {
   sent: SpawnPayload | undefined;
   /** Set when the node's child never started (the root's failure is rethrown to the caller). */
   spawnError: Error | undefined;
+  /** Re-spawned after a crash: its record exists, and its child continues a recorded transcript. */
+  resumed = false;
   /** The outcome of each turn so far (warm sessions). */
   readonly turns: Outcome[] = [];
   /** Turns the parent has already read with `subagent.await`. */

@@ -1,5 +1,6 @@
 import { addUsage } from '../loop/index.js';
 import {
+  TRANSCRIPT_EVENT,
   TrajectoryEventSchema,
   redactPayload,
   type AgentFrame,
@@ -19,6 +20,8 @@ import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
+import { TranscriptRecord } from './transcript-record.js';
+import { killPoint } from './kill-points.js';
 import type { SupervisorEvent } from './supervisor-options.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
@@ -104,6 +107,7 @@ export class NodeLifecycle {
   readonly #env: NodeEnvironment;
   readonly #owner: NodeOwner;
   readonly #live: LiveNode;
+  #transcript: TranscriptRecord | undefined;
 
   constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
     this.#env = env;
@@ -115,14 +119,24 @@ export class NodeLifecycle {
   start(): void {
     const { node, payload, provider } = this.#live;
     const { store, runId, gate } = this.#env;
-    store.createNode(nodeRecord(runId, node, payload, provider, 'spawning'));
-    this.#owner.record(node, 'node.spawned', {
-      mode: this.#live.mode,
-      provider,
-      depth: node.depth,
-      ...(node.parentId === undefined ? {} : { parent: node.parentId }),
-    });
+    if (this.#live.resumed) {
+      store.updateNode(runId, node.id, { status: 'spawning' });
+      this.#owner.record(node, 'node.resumed', {
+        mode: this.#live.mode,
+        provider,
+        transcript_messages: payload.resume?.transcript.length ?? 0,
+      });
+    } else {
+      store.createNode(nodeRecord(runId, node, payload, provider, 'spawning'));
+      this.#owner.record(node, 'node.spawned', {
+        mode: this.#live.mode,
+        provider,
+        depth: node.depth,
+        ...(node.parentId === undefined ? {} : { parent: node.parentId }),
+      });
+    }
     this.#owner.setStatus(node, 'spawning');
+    killPoint('spawn-minted', store);
     void gate.prepare(payload, callerKind(this.#live), this.#live.stopped.signal).then(
       (gating) => {
         this.#live.sent = gating.sent;
@@ -205,6 +219,7 @@ export class NodeLifecycle {
           attempts: attempt,
         });
         owner.setStatus(node, 'running');
+        killPoint('child-ready', env.store);
       },
       onRestart: (attempt, delayMs, reason) => {
         owner.record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });
@@ -241,6 +256,10 @@ export class NodeLifecycle {
     const owner = this.#owner;
     switch (frame.type) {
       case 'event':
+        if (frame.event === TRANSCRIPT_EVENT) {
+          this.#recordTranscript(frame.fields);
+          break;
+        }
         if (frame.event === 'loop.step') node.steps += 1;
         if (frame.event === 'trajectory') {
           const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
@@ -250,6 +269,7 @@ export class NodeLifecycle {
         if (frame.event === 'text.delta')
           owner.emit({ type: 'event', nodeId: node.id, kind: frame.event, fields: frame.fields });
         else owner.record(node, frame.event, frame.fields);
+        if (frame.event === 'model.call') killPoint('model-call', store);
         break;
       case 'usage': {
         const usage: Usage = {
@@ -293,6 +313,22 @@ export class NodeLifecycle {
     }
   }
 
+  /** A change of the node's transcript: stored, never shown (it is what a resume continues). */
+  #recordTranscript(fields: unknown): void {
+    const { node } = this.#live;
+    this.#transcript ??= new TranscriptRecord(this.#live.payload);
+    const read = this.#transcript.read(fields);
+    if ('invalid' in read) {
+      this.#owner.record(node, 'transcript.invalid', { reason: read.invalid });
+      return;
+    }
+    this.#env.store.appendTranscript(this.#env.runId, node.id, this.#env.now(), read.entry);
+    killPoint(
+      read.entry.op === 'append' && read.entry.message.role === 'tool' ? 'tool-result' : undefined,
+      this.#env.store,
+    );
+  }
+
   /** The end, whatever caused it: recorded once, then handed to the owner. */
   #finish(end: ChildEnd): void {
     const live = this.#live;
@@ -305,6 +341,7 @@ export class NodeLifecycle {
       owner.record(node, 'child.killed', { ...teardown, duration_ms: durationMs });
     }
     const error = end.error?.message;
+    if (node.parentId === undefined) killPoint('root-result', store);
     store.updateNode(runId, node.id, {
       status: end.outcome.status,
       endedAt: node.endedAt,
@@ -318,6 +355,7 @@ export class NodeLifecycle {
       ...(end.outcome.reason === undefined ? {} : { reason: end.outcome.reason }),
     });
     owner.setStatus(node, end.outcome.status);
+    if (node.parentId !== undefined) killPoint('child-result', store);
     owner.ended(live, end);
   }
 }

@@ -1,4 +1,10 @@
-import type { Outcome, SpawnPayload, TerminalStatus, Usage } from '../protocol/index.js';
+import type {
+  Outcome,
+  SpawnPayload,
+  TerminalStatus,
+  TranscriptEntry,
+  Usage,
+} from '../protocol/index.js';
 
 /**
  * What the supervisor records, and the port it records through. The supervisor owns this
@@ -6,11 +12,15 @@ import type { Outcome, SpawnPayload, TerminalStatus, Usage } from '../protocol/i
  * Payloads reaching the store are always redacted first.
  */
 
-/** A node's life: not yet started, starting, running, paused, or one of the terminal statuses. */
-export type NodeStatus = 'pending' | 'spawning' | 'running' | 'paused' | TerminalStatus;
+/**
+ * A node's life: not yet started, starting, running, paused, one of the terminal statuses, or
+ * `interrupted` (its supervisor died while it ran; `arbor resume` continues it).
+ */
+export type NodeStatus =
+  'pending' | 'spawning' | 'running' | 'paused' | 'interrupted' | TerminalStatus;
 
-/** A run's life: running, or how it ended. */
-export type RunStatus = 'running' | TerminalStatus;
+/** A run's life: running, how it ended, or `interrupted` (its supervisor died; resumable). */
+export type RunStatus = 'running' | 'interrupted' | TerminalStatus;
 
 export interface RunRecord {
   id: string;
@@ -116,6 +126,10 @@ export interface RunStore {
   /** Writes every batched event now. */
   flush(): void;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): EventRecord[];
+  /** Appends one change of a node's transcript (scrubbed of secrets by the caller). */
+  appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void;
+  /** A node's transcript changes, in order. */
+  listTranscript(runId: string, nodeId: string): TranscriptEntry[];
   /** Adds usage to a node's own total. */
   addUsage(runId: string, nodeId: string, usage: Usage): void;
   /** The entry, unless it is absent or expired (an expired entry is removed on read). */

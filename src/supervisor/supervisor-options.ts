@@ -6,6 +6,7 @@ import type { ChildCommand } from './child-entry.js';
 import type { ChildPool } from './child-pool.js';
 import type { HumanResponder } from './human-gates.js';
 import type { ChokepointContext, SpawnLimits } from './spawn-chokepoint.js';
+import type { ResumeState } from './resumed-run.js';
 import type { RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { TreeNode } from './tree.js';
@@ -43,6 +44,8 @@ export interface SupervisorOptions {
   hostTools?: readonly HostTool[];
   /** How a child process is started (default: arbor's own child under this Node binary). */
   childCommand?: ChildCommand;
+  /** Continue an interrupted run from its records instead of starting a new tree. */
+  resume?: ResumeState;
   onEvent?(event: SupervisorEvent): void;
   now?: () => number;
 }

@@ -25,6 +25,7 @@ import {
 import type { ProviderName } from './providers.js';
 import { admitSpawn, DEFAULT_SPAWN_LIMITS, type SpawnLimits } from './spawn-chokepoint.js';
 import { SpawnRate } from './spawn-rate.js';
+import { endedChild, ResumedRun, resumeTemplate } from './resumed-run.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
@@ -50,6 +51,8 @@ export class Supervisor {
   readonly #gate: ToolGate;
   readonly #environment: NodeEnvironment;
   readonly #budget: Budget;
+  /** The records of the interrupted run this supervisor continues, if it does. */
+  readonly #resumed: ResumedRun | undefined;
   #drained = false;
 
   constructor(options: SupervisorOptions) {
@@ -60,6 +63,11 @@ export class Supervisor {
       options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
       options.store,
     );
+    if (options.resume !== undefined) {
+      const resumed = new ResumedRun(options.runId, options.store, options.resume);
+      this.#resumed = resumed;
+      this.tree.restore(options.resume.nodes, (id) => resumed.steps(id));
+    }
     this.#rate = new SpawnRate(options.rate?.count ?? 8, options.rate?.perMs ?? 2_000, this.#now());
     this.#humans = new HumanGates({
       store: options.store,
@@ -135,15 +143,50 @@ export class Supervisor {
    * error, before any child exists, if the root's grant breaks the trifecta rule.
    */
   async runRoot(template: RootTemplate): Promise<NodeResult> {
-    const { node, payload } = this.#mintRoot(template);
-    const live = this.#start(node, payload, 'root', 'process');
+    const { node, payload } =
+      this.#resumed === undefined ? this.#mintRoot(template) : this.#resumeRoot(template);
+    const live = this.#start(node, payload, 'root', 'process', undefined, this.#resumed);
     try {
       const end = await live.ended();
       if (live.spawnError !== undefined) throw live.spawnError;
       await Promise.all([...this.#live.values()].map((other) => other.ended()));
+      this.#settleUnclaimed();
       return { node, end };
     } finally {
       await this.#gate.close();
+    }
+  }
+
+  /**
+   * The root of an interrupted run, to be re-spawned from its transcript: its recorded node, the
+   * payload minted again from `template` (fresh intelligence and credentials), its step limit
+   * less the steps it made, and the whole recorded spend in the ledger so limits hold across the
+   * crash.
+   */
+  #resumeRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
+    const resumed = this.#resumed;
+    const node = this.tree.nodes().find((n) => n.parentId === undefined);
+    if (resumed === undefined || node === undefined) throw new Error('no recorded root to resume');
+    const payload = this.#mint(node, resumeTemplate(template, node, resumed.transcript(node.id)));
+    this.#budget.openRoot(node.id);
+    for (const record of resumed.nodes) this.#budget.ledger.record(node.id, record.usage);
+    const trifecta = this.#gate.checkTrifecta(payload);
+    if (trifecta !== undefined) throw new ArborError('config', trifecta);
+    return { node, payload };
+  }
+
+  /** Recorded nodes that were running and that no resumed parent asked for again end here. */
+  #settleUnclaimed(): void {
+    for (const record of this.#resumed?.unclaimedActive() ?? []) {
+      const reason = 'interrupted, and not asked for again when its parent resumed';
+      this.#options.store.updateNode(this.#options.runId, record.id, {
+        status: 'cancelled',
+        endedAt: this.#now(),
+        error: reason,
+      });
+      const node = this.tree.get(record.id);
+      if (node !== undefined) this.#owner.setStatus(node, 'cancelled');
+      this.#recordId(record.id, 'node.end', { status: 'cancelled', via: 'resume', reason });
     }
   }
 
@@ -221,6 +264,18 @@ export class Supervisor {
     history: TranscriptMessage[] = [],
     placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
   ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
+    const reattach = this.#resumed?.claim(caller.node.id, args.instruction);
+    if (reattach?.kind === 'ended') {
+      // Finished before the crash: its recorded result stands, and it is not run again.
+      const child = endedChild(
+        this.tree.require(reattach.record.id),
+        reattach,
+        args.mode ?? 'sync',
+      );
+      this.#all.set(child.node.id, child);
+      this.#recordId(child.node.id, 'node.reused', { status: reattach.record.status });
+      return { ok: true, child };
+    }
     const decision = admitSpawn(
       {
         node: caller.node,
@@ -230,8 +285,12 @@ export class Supervisor {
       args,
       {
         tree: this.tree,
-        limits: this.#limits,
-        rate: this.#rate,
+        // A child re-spawned after a crash was admitted the first time: only its grant is minted again.
+        limits:
+          reattach === undefined
+            ? this.#limits
+            : { ...this.#limits, maxBreadth: Infinity, maxTotal: Infinity },
+        rate: reattach === undefined ? this.#rate : new SpawnRate(1, 1, this.#now()),
         cwd: this.#options.cwd ?? process.cwd(),
         now: this.#now(),
         checkGrant: (payload, who) =>
@@ -244,22 +303,31 @@ export class Supervisor {
       this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
       return decision;
     }
-    const node = this.tree.mintChild(caller.node.id, args.instruction, this.#now());
-    // Only a fork starts from the caller's conversation; every other child starts fresh.
+    const node =
+      reattach === undefined
+        ? this.tree.mintChild(caller.node.id, args.instruction, this.#now())
+        : this.tree.require(reattach.record.id);
+    // Only a fork starts from the caller's conversation; every other child starts fresh (and a
+    // resumed caller's transcript is its own, never its child's).
+    const { resume: _callerTranscript, ...minted } = decision.payload;
     const payload = {
-      ...decision.payload,
-      protected_paths: [...decision.payload.protected_paths, ...(placement.protect ?? [])],
+      ...minted,
+      protected_paths: [...minted.protected_paths, ...(placement.protect ?? [])],
     };
-    const template = decision.provider.capabilities.inheritsParentContext
+    const forked = decision.provider.capabilities.inheritsParentContext
       ? { ...payload, history }
       : payload;
+    const template =
+      reattach === undefined ? forked : resumeTemplate(forked, node, reattach.transcript);
     this.#budget.open(node.id, caller.node.id, decision.grant);
+    if (reattach !== undefined) this.#budget.ledger.record(node.id, reattach.record.usage);
     const child = this.#start(
       node,
       this.#mint(node, template),
       placement.mode ?? decision.mode,
       decision.provider.name,
       placement.cwd,
+      reattach === undefined ? undefined : this.#resumed,
     );
     return { ok: true, child };
   }
@@ -293,9 +361,11 @@ export class Supervisor {
     mode: NodeMode,
     provider: ProviderName,
     cwd?: string,
+    resumed?: ResumedRun,
   ): LiveNode {
     const live = new LiveNode(node, payload, mode, provider);
     live.cwd = cwd;
+    live.resumed = resumed !== undefined;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();

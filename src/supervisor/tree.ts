@@ -1,5 +1,5 @@
 import type { TrajectoryEvent, Usage } from '../protocol/index.js';
-import type { NodeStatus } from './store-port.js';
+import type { NodeRecord, NodeStatus } from './store-port.js';
 
 /** One node of the live tree, as the supervisor and the display see it. */
 export interface TreeNode {
@@ -54,6 +54,36 @@ export class Tree {
     return node;
   }
 
+  /**
+   * Rebuilds the tree of an interrupted run from its records, with the ids and paths it had, so
+   * new children are numbered after the old ones. `steps` gives each node's model calls so far.
+   */
+  restore(records: readonly NodeRecord[], steps: (nodeId: string) => number): void {
+    if (this.#nodes.size > 0) throw new Error('the tree already has nodes');
+    const byDepth = [...records].sort((a, b) => a.depth - b.depth || a.createdAt - b.createdAt);
+    for (const record of byDepth) {
+      const node: TreeNode = {
+        id: record.id,
+        parentId: record.parentId,
+        path: record.path,
+        depth: record.depth,
+        instruction: record.instruction,
+        status: record.status,
+        children: [],
+        createdAt: record.createdAt,
+        endedAt: record.endedAt,
+        steps: steps(record.id),
+        usage: record.usage,
+      };
+      this.#nodes.set(node.id, node);
+      if (record.parentId !== undefined) this.require(record.parentId).children.push(node.id);
+      const n = Number(record.id.slice(1));
+      if (Number.isInteger(n)) this.#next = Math.max(this.#next, n + 1);
+    }
+    for (const node of this.#nodes.values())
+      node.children.sort((a, b) => childIndex(this.require(a)) - childIndex(this.require(b)));
+  }
+
   get(id: string): TreeNode | undefined {
     return this.#nodes.get(id);
   }
@@ -102,4 +132,9 @@ export class Tree {
     this.#nodes.set(node.id, node);
     return node;
   }
+}
+
+/** A node's number among its siblings: the last part of its path. */
+function childIndex(node: TreeNode): number {
+  return Number(node.path.slice(node.path.lastIndexOf('.') + 1));
 }

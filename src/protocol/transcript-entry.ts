@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { CountSchema } from './primitives.js';
+import { TranscriptMessageSchema, type TranscriptMessage } from './messages.js';
+
+/** The `event` a child reports each change of its transcript with, so a crash loses none of it. */
+export const TRANSCRIPT_EVENT = 'transcript';
+
+/**
+ * One change to a node's transcript, in the order it happened: a message appended (a tool result
+ * is appended the moment its call completes, so a crash mid-round keeps the calls that finished),
+ * or the transcript cut back to `length` messages (a turn restarted on a swapped model).
+ */
+export const TranscriptEntrySchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('append'), message: TranscriptMessageSchema }),
+  z.object({ op: z.literal('rewind'), length: CountSchema }),
+]);
+export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
+
+/**
+ * The transcript the entries describe, ready to continue from. Tool results were recorded as
+ * their calls completed, in any order; each is put back after the assistant message that made the
+ * call, in the order the model made the calls, as the loop itself commits them.
+ */
+export function replayTranscript(entries: readonly TranscriptEntry[]): TranscriptMessage[] {
+  const messages: TranscriptMessage[] = [];
+  for (const entry of entries) {
+    if (entry.op === 'rewind') messages.length = Math.min(entry.length, messages.length);
+    else messages.push(entry.message);
+  }
+  const out: TranscriptMessage[] = [];
+  let round: { order: Map<string, number>; results: TranscriptMessage[] } | undefined;
+  const closeRound = (): void => {
+    if (round === undefined) return;
+    const { order } = round;
+    const rank = (m: TranscriptMessage): number =>
+      m.role === 'tool' ? (order.get(m.id) ?? order.size) : order.size;
+    out.push(...round.results.sort((a, b) => rank(a) - rank(b)));
+    round = undefined;
+  };
+  for (const message of messages) {
+    if (message.role === 'tool' && round !== undefined) {
+      round.results.push(message);
+      continue;
+    }
+    closeRound();
+    out.push(message);
+    if (message.role === 'assistant' && message.tool_calls.length > 0)
+      round = { order: new Map(message.tool_calls.map((c, i) => [c.id, i])), results: [] };
+  }
+  closeRound();
+  return out;
+}

@@ -1,0 +1,135 @@
+import type Database from 'better-sqlite3';
+import type { TranscriptEntry } from '../protocol/index.js';
+import { ownerFromColumn, transcriptEntryFromColumn } from './rows.js';
+import { LEASE_MS, whyAbandoned, type RunOwner } from './run-owner.js';
+
+/** A run this store says was abandoned by its supervisor, and why. */
+export interface InterruptedRun {
+  runId: string;
+  reason: string;
+}
+
+/** Who holds a run, and until when. */
+export interface RunHold {
+  owner: RunOwner | undefined;
+  leaseUntil: number | undefined;
+  /** Milliseconds the run has been active (under any supervisor), as of the last renewal. */
+  activeMs: number;
+}
+
+const ACTIVE_NODE_STATUSES = "('pending', 'spawning', 'running', 'paused')";
+
+/**
+ * What makes a run durable, on the run store's database: every node's transcript, appended as it
+ * changes, and who owns each run with the lease it renews.
+ */
+export class RunDurability {
+  readonly #db: Database.Database;
+  readonly #s: ReturnType<typeof prepare>;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#s = prepare(db);
+  }
+
+  appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void {
+    this.#s.appendTranscript.run({
+      run_id: runId,
+      node_id: nodeId,
+      ts,
+      entry: JSON.stringify(entry),
+    });
+  }
+
+  listTranscript(runId: string, nodeId: string): TranscriptEntry[] {
+    const rows = this.#s.listTranscript.all(runId, nodeId) as { entry: string }[];
+    return rows.map((row) => transcriptEntryFromColumn(row.entry));
+  }
+
+  /** Makes `owner` the holder of a run, with a fresh lease. */
+  claim(runId: string, owner: RunOwner, now: number): void {
+    this.#s.claim.run({
+      id: runId,
+      owner: JSON.stringify(owner),
+      lease_until: now + LEASE_MS,
+      now,
+    });
+  }
+
+  /** Renews the lease of every running run `owner` holds, counting the time since the last one. */
+  renew(owner: RunOwner, now: number): void {
+    this.#s.renew.run({ owner: JSON.stringify(owner), lease_until: now + LEASE_MS, now });
+  }
+
+  hold(runId: string): RunHold | undefined {
+    const row = this.#s.hold.get(runId) as
+      { owner: string | null; lease_until: number | null; active_ms: number } | undefined;
+    if (row === undefined) return undefined;
+    return {
+      owner: ownerFromColumn(row.owner),
+      leaseUntil: row.lease_until ?? undefined,
+      activeMs: row.active_ms,
+    };
+  }
+
+  /**
+   * Marks `interrupted` every running run whose supervisor is gone (lease expired, or its process
+   * on this host dead), with the nodes that were still going. Open gates stay open: a resume asks
+   * them again. Returns what it marked.
+   */
+  reap(me: RunOwner, now: number): InterruptedRun[] {
+    const rows = this.#s.running.all() as {
+      id: string;
+      owner: string | null;
+      lease_until: number | null;
+    }[];
+    const marked: InterruptedRun[] = [];
+    for (const row of rows) {
+      const owner = ownerFromColumn(row.owner);
+      const reason = whyAbandoned(owner, row.lease_until ?? undefined, me, now);
+      if (reason === undefined) continue;
+      this.#db.transaction(() => {
+        this.#s.interruptRun.run({ id: row.id });
+        this.#s.interruptNodes.run({ run_id: row.id });
+        this.#s.event.run({
+          run_id: row.id,
+          ts: now,
+          data: JSON.stringify({ reason, ...(owner === undefined ? {} : { owner }) }),
+        });
+      })();
+      marked.push({ runId: row.id, reason });
+    }
+    return marked;
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    appendTranscript: db.prepare(
+      'INSERT INTO transcripts (run_id, node_id, ts, entry) VALUES (@run_id, @node_id, @ts, @entry)',
+    ),
+    listTranscript: db.prepare(
+      'SELECT entry FROM transcripts WHERE run_id = ? AND node_id = ? ORDER BY seq',
+    ),
+    claim: db.prepare(
+      `UPDATE runs SET owner = @owner, lease_until = @lease_until, lease_renewed_at = @now
+       WHERE id = @id`,
+    ),
+    renew: db.prepare(
+      `UPDATE runs SET active_ms = active_ms + MAX(0, @now - COALESCE(lease_renewed_at, @now)),
+         lease_renewed_at = @now, lease_until = @lease_until
+       WHERE status = 'running' AND owner = @owner`,
+    ),
+    hold: db.prepare('SELECT owner, lease_until, active_ms FROM runs WHERE id = ?'),
+    running: db.prepare("SELECT id, owner, lease_until FROM runs WHERE status = 'running'"),
+    interruptRun: db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = @id"),
+    interruptNodes: db.prepare(
+      `UPDATE nodes SET status = 'interrupted'
+       WHERE run_id = @run_id AND status IN ${ACTIVE_NODE_STATUSES}`,
+    ),
+    event: db.prepare(
+      `INSERT INTO events (run_id, node_id, ts, kind, data)
+       VALUES (@run_id, NULL, @ts, 'run.interrupted', @data)`,
+    ),
+  };
+}

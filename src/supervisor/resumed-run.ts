@@ -1,0 +1,138 @@
+import { replayTranscript, type TranscriptMessage } from '../protocol/index.js';
+import type { ChildEnd } from './child-end.js';
+import { LiveNode, type NodeMode } from './live-node.js';
+import type { ProviderName } from './providers.js';
+import type { RootTemplate } from './supervisor-options.js';
+import type { TreeNode } from './tree.js';
+import type { NodeRecord, RunStore } from './store-port.js';
+
+/** What a supervisor resuming an interrupted run starts from: the run's records. */
+export interface ResumeState {
+  nodes: readonly NodeRecord[];
+}
+
+/** A recorded node a parent's repeated spawn is matched to: finished, or to be re-spawned. */
+export type Reattach =
+  | { kind: 'ended'; record: NodeRecord; end: ChildEnd }
+  | { kind: 'respawn'; record: NodeRecord; transcript: TranscriptMessage[] };
+
+const ACTIVE = new Set(['pending', 'spawning', 'running', 'paused', 'interrupted']);
+
+/**
+ * The recorded tree of an interrupted run, while it resumes. A parent re-spawned from its
+ * transcript repeats the spawn of the step that was in flight (spawns whose results it had
+ * recorded are not repeated); each repeated spawn is matched, in order, to the child it made
+ * before the crash, by instruction: a child that had finished gives its recorded result and is not
+ * run again; one that was running is re-spawned from its own transcript, under its own id.
+ */
+export class ResumedRun {
+  readonly #runId: string;
+  readonly #store: RunStore;
+  readonly #records: Map<string, NodeRecord>;
+  /** Recorded children of each parent not yet matched to a repeated spawn, in spawn order. */
+  readonly #unclaimed = new Map<string, NodeRecord[]>();
+
+  constructor(runId: string, store: RunStore, state: ResumeState) {
+    this.#runId = runId;
+    this.#store = store;
+    this.#records = new Map(state.nodes.map((n) => [n.id, n]));
+    const ordered = [...state.nodes].sort((a, b) => a.createdAt - b.createdAt);
+    for (const node of ordered) {
+      if (node.parentId === undefined) continue;
+      const siblings = this.#unclaimed.get(node.parentId) ?? [];
+      siblings.push(node);
+      this.#unclaimed.set(node.parentId, siblings);
+    }
+  }
+
+  get nodes(): NodeRecord[] {
+    return [...this.#records.values()];
+  }
+
+  record(nodeId: string): NodeRecord | undefined {
+    return this.#records.get(nodeId);
+  }
+
+  /** Whether a node must run again (it had not ended when the supervisor died). */
+  isActive(record: NodeRecord): boolean {
+    return ACTIVE.has(record.status);
+  }
+
+  /** A node's transcript as recorded, ready to continue from; empty when it recorded none. */
+  transcript(nodeId: string): TranscriptMessage[] {
+    return replayTranscript(this.#store.listTranscript(this.#runId, nodeId));
+  }
+
+  /** Model calls a node made before the crash (its recorded assistant messages). */
+  steps(nodeId: string): number {
+    return this.transcript(nodeId).filter((m) => m.role === 'assistant').length;
+  }
+
+  /** The recorded child a parent's repeated spawn stands for, if any; each is matched once. */
+  claim(parentId: string, instruction: string): Reattach | undefined {
+    const siblings = this.#unclaimed.get(parentId);
+    const at = siblings?.findIndex((n) => n.instruction === instruction) ?? -1;
+    const record = at < 0 ? undefined : siblings?.splice(at, 1)[0];
+    if (record === undefined) return undefined;
+    if (this.isActive(record))
+      return { kind: 'respawn', record, transcript: this.transcript(record.id) };
+    return {
+      kind: 'ended',
+      record,
+      end: {
+        outcome: record.outcome ?? {
+          status: record.status === 'interrupted' ? 'crashed' : 'failed',
+          partial: true,
+          result: null,
+          reason: record.error ?? 'no outcome was recorded',
+          scheduled: [],
+          subscriptions: [],
+        },
+        via: 'result',
+        ...(record.error === undefined ? {} : { error: { message: record.error } }),
+        exit: { code: null, signal: null },
+      },
+    };
+  }
+
+  /** Recorded nodes that were running and no resumed parent asked for again. */
+  unclaimedActive(): NodeRecord[] {
+    return [...this.#unclaimed.values()].flat().filter((n) => this.isActive(n));
+  }
+}
+
+/**
+ * A node's payload template for its re-spawn after a crash: the transcript it recorded (if it
+ * recorded any; else it starts over), and its step limit less the steps it already made.
+ */
+export function resumeTemplate<T extends RootTemplate>(
+  template: T,
+  node: TreeNode,
+  transcript: TranscriptMessage[],
+): T {
+  if (transcript.length === 0) return template;
+  const maxSteps = template.limits?.max_steps;
+  return {
+    ...template,
+    ...(maxSteps === undefined
+      ? {}
+      : { limits: { ...template.limits, max_steps: Math.max(1, maxSteps - node.steps) } }),
+    resume: { transcript },
+  };
+}
+
+/** The live node a finished child stands as when its resumed parent asks for it again. */
+export function endedChild(
+  node: TreeNode,
+  reattach: Extract<Reattach, { kind: 'ended' }>,
+  mode: NodeMode,
+): LiveNode {
+  const child = new LiveNode(
+    node,
+    reattach.record.payload,
+    mode,
+    reattach.record.provider as ProviderName,
+  );
+  child.markEnded(reattach.end);
+  return child;
+}
