@@ -1,6 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import { ArborError, type TerminalStatus, type Usage } from '../protocol/index.js';
 import type {
   EventRecord,
@@ -13,6 +10,7 @@ import type {
   RunStore,
 } from '../supervisor/store-port.js';
 import { MIGRATIONS } from './migrations.js';
+import { sqlDatabaseOpener } from './open-sql-database.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
 import {
   eventFromRow,
@@ -22,6 +20,8 @@ import {
   type NodeRow,
   type RunRow,
 } from './rows.js';
+import type { SqlDatabase, SqlDriverName, SqlValue } from './sql-database.js';
+import { prepareStorePath, storeError } from './store-path.js';
 
 /** The default store file, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.arbor/arbor.db';
@@ -30,10 +30,11 @@ export const DEFAULT_DB_PATH = '.arbor/arbor.db';
  * The embedded SQLite store. WAL journaling with `synchronous = NORMAL`: every committed write
  * survives a crash of the process (the supervisor's failure mode); only a power cut can lose the
  * last transactions. Writes are synchronous and short, so the supervisor never waits on I/O
- * callbacks and records land in the order they happened.
+ * callbacks and records land in the order they happened. The SQLite binding is Node's built-in
+ * `node:sqlite` where it exists, else `better-sqlite3` (see `open-sql-database.ts`).
  */
 export class SqliteStore implements RunStore {
-  readonly #db: Database.Database;
+  readonly #db: SqlDatabase;
   readonly #statements: ReturnType<typeof prepare>;
   /** Events waiting for the batch write at the end of this turn of the event loop. */
   #pending: NewEvent[] = [];
@@ -41,22 +42,8 @@ export class SqliteStore implements RunStore {
   readonly #writeEvents: (events: NewEvent[]) => void;
   readonly #memoryAndGates: MemoryAndGates;
 
-  constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    try {
-      this.#db = new Database(path);
-    } catch (error) {
-      throw new ArborError(
-        'config',
-        `Cannot open the store at ${path}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('foreign_keys = ON');
-    this.#db.pragma('busy_timeout = 5000');
-    migrate(this.#db, path);
+  constructor(path: string, options: { driver?: SqlDriverName } = {}) {
+    this.#db = openStore(path, options.driver);
     this.#statements = prepare(this.#db);
     this.#memoryAndGates = new MemoryAndGates(this.#db);
     this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
@@ -137,8 +124,8 @@ export class SqliteStore implements RunStore {
   updateNode(runId: string, nodeId: string, patch: NodePatch): void {
     this.flush();
     const columns: string[] = [];
-    const values: Record<string, unknown> = { run_id: runId, id: nodeId };
-    const set = (column: string, value: unknown): void => {
+    const values: Record<string, SqlValue> = { run_id: runId, id: nodeId };
+    const set = (column: string, value: SqlValue): void => {
       columns.push(`${column} = @${column}`);
       values[column] = value;
     };
@@ -185,7 +172,7 @@ export class SqliteStore implements RunStore {
 
   flush(): void {
     this.#flushScheduled = false;
-    if (this.#pending.length === 0 || !this.#db.open) return;
+    if (this.#pending.length === 0 || !this.#db.isOpen) return;
     const events = this.#pending;
     this.#pending = [];
     this.#writeEvents(events);
@@ -259,16 +246,46 @@ export class SqliteStore implements RunStore {
 
   close(): void {
     this.flush();
-    if (this.#db.open) this.#db.close();
+    if (this.#db.isOpen) this.#db.close();
   }
 }
 
-function migrate(db: Database.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+/** Opens the database at `path`, set up and migrated; any failure names the path. */
+function openStore(path: string, driver: SqlDriverName | undefined): SqlDatabase {
+  const open = sqlDatabaseOpener(driver);
+  prepareStorePath(path);
+  let db: SqlDatabase;
+  try {
+    db = open(path);
+  } catch (error) {
+    throw storeError(path, error instanceof Error ? error.message : String(error), error);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, path);
+    return db;
+  } catch (error) {
+    if (db.isOpen) db.close();
+    if (error instanceof ArborError) throw error;
+    throw storeError(path, error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+function migrate(db: SqlDatabase, path: string): void {
+  const version = Number(db.pragma('user_version'));
   if (version > MIGRATIONS.length) {
     throw new ArborError(
       'config',
       `The store at ${path} has schema version ${version}, newer than this arbor understands (${MIGRATIONS.length}). Upgrade arbor or use another --db.`,
+    );
+  }
+  if (version === 0 && db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined) {
+    throw storeError(
+      path,
+      'it is an SQLite database that arbor did not create (it has tables and no arbor schema version)',
     );
   }
   const apply = db.transaction(() => {
@@ -280,7 +297,7 @@ function migrate(db: Database.Database, path: string): void {
   apply();
 }
 
-function prepare(db: Database.Database) {
+function prepare(db: SqlDatabase) {
   return {
     insertRun: db.prepare(
       'INSERT INTO runs (id, instruction, status, created_at, ended_at, meta) VALUES (@id, @instruction, @status, @created_at, @ended_at, @meta)',
