@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_DB_PATH } from '../store/index.js';
+import { DEFAULT_DB_PATH, openSqlDatabase } from '../store/index.js';
 import { probeSandbox, SANDBOX_HINT } from '../tools/index.js';
 import { loadConfigFile } from '../config/index.js';
 import { EXIT } from '../runtime/index.js';
@@ -41,7 +41,7 @@ export async function doctor(args: string[], io: CliIo): Promise<number> {
   const checks = [
     checkNode(),
     checkStorePath(dbPath),
-    await checkSqlite(),
+    checkSqlite(),
     await checkSandbox(io.env, sandboxOff),
     await checkMcpSdk(),
   ];
@@ -107,19 +107,17 @@ function checkStorePath(dbPath: string): Check {
   }
 }
 
-async function checkSqlite(): Promise<Check> {
+function checkSqlite(): Check {
   try {
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(':memory:');
+    const db = openSqlDatabase(':memory:');
     const version = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
     db.close();
-    return { name: 'sqlite', status: 'ok', detail: `SQLite ${version} through better-sqlite3` };
+    return { name: 'sqlite', status: 'ok', detail: `SQLite ${version} through ${db.driver}` };
   } catch (error) {
-    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return {
       name: 'sqlite',
       status: 'missing',
-      detail: `better-sqlite3 does not load (${why}); run \`npm rebuild better-sqlite3\` with this Node.js`,
+      detail: error instanceof Error ? error.message : String(error),
     };
   }
 }

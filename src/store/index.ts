@@ -1,1 +1,3 @@
+export { availableSqlDrivers, openSqlDatabase } from './open-sql-database.js';
+export { SQL_DRIVER_NAMES, type SqlDatabase, type SqlDriverName } from './sql-database.js';
 export { DEFAULT_DB_PATH, SqliteStore } from './sqlite-store.js';

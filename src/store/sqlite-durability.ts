@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql-database.js';
 import type { TranscriptEntry } from '../protocol/index.js';
 import { ownerFromColumn, transcriptEntryFromColumn } from './rows.js';
 import { LEASE_MS, whyAbandoned, type RunOwner } from './run-owner.js';
@@ -24,10 +24,10 @@ const ACTIVE_NODE_STATUSES = "('pending', 'spawning', 'running', 'paused')";
  * changes, and who owns each run with the lease it renews.
  */
 export class RunDurability {
-  readonly #db: Database.Database;
+  readonly #db: SqlDatabase;
   readonly #s: ReturnType<typeof prepare>;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.#db = db;
     this.#s = prepare(db);
   }
@@ -103,7 +103,7 @@ export class RunDurability {
   }
 }
 
-function prepare(db: Database.Database) {
+function prepare(db: SqlDatabase) {
   return {
     appendTranscript: db.prepare(
       'INSERT INTO transcripts (run_id, node_id, ts, entry) VALUES (@run_id, @node_id, @ts, @entry)',

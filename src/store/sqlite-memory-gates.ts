@@ -1,16 +1,16 @@
-import type Database from 'better-sqlite3';
 import type { GateRecord, MemoryEntry } from '../supervisor/store-port.js';
 import { gateFromRow, memoryFromRow, type GateRow, type MemoryRow } from './rows.js';
+import type { SqlDatabase } from './sql-database.js';
 
 /**
  * Memory (a durable key-value store with expiry), human gates and budget-window counters, on the
  * run store's database.
  */
 export class MemoryAndGates {
-  readonly #db: Database.Database;
+  readonly #db: SqlDatabase;
   readonly #s: ReturnType<typeof prepare>;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlDatabase) {
     this.#db = db;
     this.#s = prepare(db);
   }
@@ -42,7 +42,7 @@ export class MemoryAndGates {
   }
 
   memoryDelete(key: string): boolean {
-    return this.#s.memoryDelete.run(key).changes > 0;
+    return Number(this.#s.memoryDelete.run(key).changes) > 0;
   }
 
   openGate(gate: GateRecord): void {
@@ -70,7 +70,7 @@ export class MemoryAndGates {
       via: close.via,
       closed_at: close.closedAt,
     });
-    return result.changes > 0;
+    return Number(result.changes) > 0;
   }
 
   getGate(runId: string, id: string): GateRecord | undefined {
@@ -81,7 +81,7 @@ export class MemoryAndGates {
   windowGet(key: string, periodStart: number): { tokens: number; requests: number } {
     const row = this.#s.windowGet.get(key, periodStart) as
       { tokens: number; requests: number } | undefined;
-    return row ?? { tokens: 0, requests: 0 };
+    return { tokens: row?.tokens ?? 0, requests: row?.requests ?? 0 };
   }
 
   windowAdd(key: string, periodStart: number, tokens: number, requests: number): void {
@@ -98,7 +98,7 @@ export class MemoryAndGates {
   }
 }
 
-function prepare(db: Database.Database) {
+function prepare(db: SqlDatabase) {
   return {
     memoryGet: db.prepare('SELECT * FROM memory WHERE key = ?'),
     memorySet: db.prepare(

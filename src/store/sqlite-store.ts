@@ -1,12 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
-import {
-  ArborError,
-  type TerminalStatus,
-  type TranscriptEntry,
-  type Usage,
-} from '../protocol/index.js';
+import type { TerminalStatus, TranscriptEntry, Usage } from '../protocol/index.js';
 import type {
   EventRecord,
   GateRecord,
@@ -17,7 +9,7 @@ import type {
   RunRecord,
   RunStore,
 } from '../supervisor/store-port.js';
-import { MIGRATIONS } from './migrations.js';
+import { openStore } from './open-store.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
 import { RunDurability, type InterruptedRun, type RunHold } from './sqlite-durability.js';
 import { LEASE_RENEW_MS, processOwner, type RunOwner } from './run-owner.js';
@@ -29,6 +21,7 @@ import {
   type NodeRow,
   type RunRow,
 } from './rows.js';
+import type { SqlDatabase, SqlDriverName, SqlValue } from './sql-database.js';
 
 /** The default store file, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.arbor/arbor.db';
@@ -37,10 +30,11 @@ export const DEFAULT_DB_PATH = '.arbor/arbor.db';
  * The embedded SQLite store. WAL journaling with `synchronous = NORMAL`: every committed write
  * survives a crash of the process (the supervisor's failure mode); only a power cut can lose the
  * last transactions. Writes are synchronous and short, so the supervisor never waits on I/O
- * callbacks and records land in the order they happened.
+ * callbacks and records land in the order they happened. The SQLite binding is Node's built-in
+ * `node:sqlite` where it exists, else `better-sqlite3` (see `open-sql-database.ts`).
  */
 export class SqliteStore implements RunStore {
-  readonly #db: Database.Database;
+  readonly #db: SqlDatabase;
   readonly #statements: ReturnType<typeof prepare>;
   /** Events waiting for the batch write at the end of this turn of the event loop. */
   #pending: NewEvent[] = [];
@@ -54,22 +48,8 @@ export class SqliteStore implements RunStore {
   readonly interrupted: InterruptedRun[];
   #leaseTimer: NodeJS.Timeout | undefined;
 
-  constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    try {
-      this.#db = new Database(path);
-    } catch (error) {
-      throw new ArborError(
-        'config',
-        `Cannot open the store at ${path}: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('foreign_keys = ON');
-    this.#db.pragma('busy_timeout = 5000');
-    migrate(this.#db, path);
+  constructor(path: string, options: { driver?: SqlDriverName } = {}) {
+    this.#db = openStore(path, options.driver);
     this.#statements = prepare(this.#db);
     this.#memoryAndGates = new MemoryAndGates(this.#db);
     this.#durability = new RunDurability(this.#db);
@@ -109,7 +89,7 @@ export class SqliteStore implements RunStore {
     this.#statements.reopenRun.run({ id: runId });
     this.#durability.claim(runId, this.owner, now);
     this.#leaseTimer ??= setInterval(() => {
-      if (this.#db.open) this.#durability.renew(this.owner, Date.now());
+      if (this.#db.isOpen) this.#durability.renew(this.owner, Date.now());
     }, LEASE_RENEW_MS).unref();
   }
 
@@ -188,8 +168,8 @@ export class SqliteStore implements RunStore {
   updateNode(runId: string, nodeId: string, patch: NodePatch): void {
     this.flush();
     const columns: string[] = [];
-    const values: Record<string, unknown> = { run_id: runId, id: nodeId };
-    const set = (column: string, value: unknown): void => {
+    const values: Record<string, SqlValue> = { run_id: runId, id: nodeId };
+    const set = (column: string, value: SqlValue): void => {
       columns.push(`${column} = @${column}`);
       values[column] = value;
     };
@@ -236,7 +216,7 @@ export class SqliteStore implements RunStore {
 
   flush(): void {
     this.#flushScheduled = false;
-    if (this.#pending.length === 0 || !this.#db.open) return;
+    if (this.#pending.length === 0 || !this.#db.isOpen) return;
     const events = this.#pending;
     this.#pending = [];
     this.#writeEvents(events);
@@ -311,28 +291,11 @@ export class SqliteStore implements RunStore {
   close(): void {
     this.flush();
     clearInterval(this.#leaseTimer);
-    if (this.#db.open) this.#db.close();
+    if (this.#db.isOpen) this.#db.close();
   }
 }
 
-function migrate(db: Database.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > MIGRATIONS.length) {
-    throw new ArborError(
-      'config',
-      `The store at ${path} has schema version ${version}, newer than this arbor understands (${MIGRATIONS.length}). Upgrade arbor or use another --db.`,
-    );
-  }
-  const apply = db.transaction(() => {
-    for (let i = version; i < MIGRATIONS.length; i++) {
-      db.exec(MIGRATIONS[i] ?? '');
-      db.pragma(`user_version = ${i + 1}`);
-    }
-  });
-  apply();
-}
-
-function prepare(db: Database.Database) {
+function prepare(db: SqlDatabase) {
   return {
     insertRun: db.prepare(
       'INSERT INTO runs (id, instruction, status, created_at, ended_at, meta) VALUES (@id, @instruction, @status, @created_at, @ended_at, @meta)',

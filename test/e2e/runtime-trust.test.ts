@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlDatabase } from '../../src/store/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArborProcess } from '../helpers/arbor-process.js';
 import { fakeLlm, steps } from '../helpers/fake-llm.js';
@@ -369,7 +369,7 @@ describe('the risk score', () => {
       { cwd: ws, env: { ARBOR_DB: db } },
     );
     expect(run.code, run.stderr).toBe(0);
-    const store = new Database(db, { readonly: true });
+    const store = openSqlDatabase(db);
     const child = store.prepare("select payload from nodes where path = '0.1'").get() as {
       payload: string;
     };

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlDatabase } from '../../src/store/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithSandbox } from '../helpers/sandbox.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
@@ -185,7 +185,7 @@ describeWithSandbox('escapes from the exec sandbox, through arbor run (default g
     expect(read).toMatch(/^`fs.read` refused: .*arbor\.db is part of this run's own state/);
     expect(attack.results[4]).toContain('cannot-move');
     // Every record is still there, and the next run works.
-    const store = new Database(db, { readonly: true });
+    const store = openSqlDatabase(db);
     const runs = store.prepare('select count(*) as n from runs').get() as { n: number };
     store.close();
     expect(runs.n).toBe(2);

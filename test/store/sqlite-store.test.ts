@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redactPayload } from '../../src/protocol/index.js';
-import { SqliteStore } from '../../src/store/index.js';
+import { availableSqlDrivers, openSqlDatabase, SqliteStore } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import type { NodeRecord } from '../../src/supervisor/index.js';
 import { testPayload } from '../helpers/payloads.js';
@@ -43,10 +42,14 @@ function node(overrides: Partial<NodeRecord> = {}): NodeRecord {
   };
 }
 
-describe('SqliteStore', () => {
+// The same cases on every SQLite binding that loads on this Node.js: node:sqlite from 22.5 on,
+// better-sqlite3 where its native module was built for this Node.js. CI runs Node 20 and 26.
+describe.each(availableSqlDrivers())('SqliteStore on %s', (driver) => {
+  const open = (path: string): SqliteStore => new SqliteStore(path, { driver });
+
   it('records a run, its nodes, events and usage, and reads them back after reopening', () => {
     const path = tempDb();
-    const store = new SqliteStore(path);
+    const store = open(path);
     store.createRun({
       id: 'run_1',
       instruction: 'Say hello.',
@@ -81,7 +84,7 @@ describe('SqliteStore', () => {
     store.finishRun('run_1', 'completed', 1500);
     store.close();
 
-    const reopened = new SqliteStore(path);
+    const reopened = open(path);
     expect(reopened.getRun('run_1')).toEqual({
       id: 'run_1',
       instruction: 'Say hello.',
@@ -113,26 +116,30 @@ describe('SqliteStore', () => {
 
   it('writes batched events before any later write, so the record keeps its order', () => {
     const path = tempDb();
-    const store = new SqliteStore(path);
+    const store = open(path);
     store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
     store.appendEvent({ runId: 'run_1', ts: 2, kind: 'a', data: {} });
     store.finishRun('run_1', 'completed', 3);
     // The batch was written by the later write, not left for the end of the tick.
-    const raw = new Database(path, { readonly: true });
+    const raw = openSqlDatabase(path, driver);
     expect(raw.prepare('SELECT kind FROM events').all()).toEqual([{ kind: 'a' }]);
     raw.close();
     store.appendEvent({ runId: 'run_1', ts: 4, kind: 'b', data: {} });
     store.close();
-    expect(new SqliteStore(path).listEvents('run_1').map((e) => e.kind)).toEqual(['a', 'b']);
+    expect(
+      open(path)
+        .listEvents('run_1')
+        .map((e) => e.kind),
+    ).toEqual(['a', 'b']);
   });
 
   it('never holds a credential: the stored payload is the redacted one', () => {
     const path = tempDb();
-    const store = new SqliteStore(path);
+    const store = open(path);
     store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
     store.createNode(node());
     store.close();
-    const raw = new Database(path, { readonly: true });
+    const raw = openSqlDatabase(path, driver);
     const dump = JSON.stringify(raw.prepare('SELECT * FROM nodes').all());
     raw.close();
     expect(dump).not.toContain('sk-secret-1');
@@ -140,21 +147,60 @@ describe('SqliteStore', () => {
 
   it('uses WAL journaling and records its schema version', () => {
     const path = tempDb();
-    new SqliteStore(path).close();
-    const raw = new Database(path, { readonly: true });
-    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    open(path).close();
+    const raw = openSqlDatabase(path, driver);
+    expect(raw.pragma('journal_mode')).toBe('wal');
+    expect(raw.pragma('user_version')).toBe(MIGRATIONS.length);
     raw.close();
   });
 
   it('refuses a store written by a newer arbor', () => {
     const path = tempDb();
-    new SqliteStore(path).close();
-    const raw = new Database(path);
+    open(path).close();
+    const raw = openSqlDatabase(path, driver);
     raw.pragma('user_version = 99');
     raw.close();
-    expect(() => new SqliteStore(path)).toThrow(
-      /schema version 99, newer than this arbor understands/,
+    expect(() => open(path)).toThrow(/schema version 99, newer than this arbor understands/);
+  });
+  it('migrates a store an older arbor wrote, keeping its records', () => {
+    const path = tempDb();
+    // A store as the first release left it: only the first migration, user_version 1.
+    open(path).close();
+    rmSync(path);
+    const old = openSqlDatabase(path, driver);
+    old.exec(MIGRATIONS[0] ?? '');
+    old.pragma('user_version = 1');
+    old
+      .prepare(
+        "INSERT INTO runs (id, instruction, status, created_at, meta) VALUES ('run_old', 'x', 'completed', 5, '{}')",
+      )
+      .run();
+    old.close();
+
+    const store = open(path);
+    expect(store.getRun('run_old')).toMatchObject({ id: 'run_old', status: 'completed' });
+    // Tables of later migrations exist and work.
+    store.windowAdd('k', 0, 10, 1);
+    expect(store.windowGet('k', 0)).toEqual({ tokens: 10, requests: 1 });
+    store.close();
+    const raw = openSqlDatabase(path, driver);
+    expect(raw.pragma('user_version')).toBe(MIGRATIONS.length);
+    raw.close();
+  });
+
+  it('refuses an SQLite database that arbor did not create, and leaves it as it was', () => {
+    const path = tempDb();
+    open(path).close();
+    rmSync(path);
+    const other = openSqlDatabase(path, driver);
+    other.exec('CREATE TABLE notes (body TEXT)');
+    other.close();
+    expect(() => open(path)).toThrow(
+      `Cannot use the store at ${path}: it is an SQLite database that arbor did not create`,
     );
+    const raw = openSqlDatabase(path, driver);
+    expect(raw.prepare('SELECT name FROM sqlite_master').all()).toEqual([{ name: 'notes' }]);
+    expect(raw.pragma('user_version')).toBe(0);
+    raw.close();
   });
 });
