@@ -5,7 +5,7 @@ export {
   readConfigText,
   type ConfigFile,
 } from './config-file.js';
-export { parseDuration } from './duration.js';
+export { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.js';
 export { providerOption } from './provider-option.js';
 export {
   resolveGrant,
