@@ -9,12 +9,13 @@ import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { resolveRunSettings, type RunSettings } from '../config/index.js';
+import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { parseCommandArgs } from './usage-error.js';
+import { routeWarnings } from './process-warnings.js';
 
 export { RUN_HELP } from './run-options.js';
 
@@ -29,8 +30,10 @@ export async function runCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   const { values, positionals } = parseCommandArgs('run', args, RUN_OPTIONS, true);
-  const settings = resolveRunSettings(positionals.join(' '), values, env);
-  const events = eventsMode(values.events, io);
+  const { settings, events } = validateAll({
+    settings: () => resolveRunSettings(positionals.join(' '), values, env),
+    events: () => eventsMode(values.events, io),
+  });
   const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
@@ -48,8 +51,27 @@ async function runWithStore(
   mockLabel: string | undefined,
   events: EventsMode,
 ): Promise<number> {
-  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   const runId = mintRunId();
+  const unrouteWarnings = routeWarnings(events, runId, io);
+  try {
+    return await runRoot(settings, safety, intelligence, io, env, timing, mockLabel, events, runId);
+  } finally {
+    unrouteWarnings();
+  }
+}
+
+async function runRoot(
+  settings: RunSettings,
+  safety: RunSafety,
+  intelligence: IntelConfig,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  timing: ReturnType<typeof timingFromEnv>,
+  mockLabel: string | undefined,
+  events: EventsMode,
+  runId: string,
+): Promise<number> {
+  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   await write(
     io.stderr,
     `arbor: run ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,

@@ -15,3 +15,4 @@ export {
   type SecuritySettings,
 } from './run-authority.js';
 export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
+export { problemsError, problemsOf, validateAll } from './validate-all.js';
