@@ -147,6 +147,8 @@ async function runRoot(
   if (outcome.status !== 'completed' && outcome.reason !== undefined) {
     await write(io.stderr, `arbor: run ended ${outcome.status}: ${outcome.reason}\n`);
   }
+  if (result.end.error?.code === 'intel_unavailable')
+    await write(io.stderr, endpointList(intelligence));
   if (signals.interrupted) return EXIT.interrupted;
   return exitCodeFor(outcome.status, result.end.error?.code);
 }
@@ -167,6 +169,17 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
       lines.close();
     },
   };
+}
+
+/**
+ * Which address each endpoint number stands for: the run's records name endpoints by number only,
+ * and the person at this terminal gave the addresses. Origins only: no path, no user or password.
+ */
+function endpointList(intelligence: IntelConfig): string {
+  const origins = intelligence.endpoints.map(
+    (endpoint, index) => `endpoint ${index} is ${new URL(endpoint.url).origin}`,
+  );
+  return `arbor: ${origins.join('; ')}\n`;
 }
 
 function formatOutcome(outcome: Outcome, json: boolean): string {
