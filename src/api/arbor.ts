@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from '../config/index.js';
+import { MAX_DURATION_MS, parseDuration } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError } from '../protocol/index.js';
 import {
@@ -294,14 +294,14 @@ export class Arbor {
 function msOf(value: string | number | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) || value <= 0)
+    if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_DURATION_MS)
       throw new ArborError(
         'usage',
-        `\`${name}\` must be a positive number of milliseconds, got ${value}.`,
+        `\`${name}\` must be a positive number of milliseconds up to ${MAX_DURATION_MS} (24 days), got ${value}.`,
       );
     return value;
   }
-  return parseDuration(value, `\`${name}\``);
+  return parseDuration(value, name);
 }
 
 function commandOf(option: ArborOptions['childCommand']): ChildCommand | undefined {

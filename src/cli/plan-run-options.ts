@@ -1,5 +1,5 @@
 import { FAILURE_POLICIES, type FailurePolicy } from '../plan/index.js';
-import { parseDuration } from '../config/index.js';
+import { parseDuration, validateAll } from '../config/index.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { usageError } from './usage-error.js';
 
@@ -72,22 +72,26 @@ export function resolvePlanRunFlags(values: {
   'verify-timeout'?: string | undefined;
 }): PlanRunFlags {
   const concurrency = values.concurrency ?? String(DEFAULT_CONCURRENCY);
-  if (!/^[1-9]\d*$/.test(concurrency) || Number(concurrency) > 1_000) {
-    throw usageError(
-      `Expected \`--concurrency\` to be a whole number from 1 to 1000, got \`${concurrency}\`.`,
-    );
-  }
   const onFailure = values['on-failure'] ?? 'stop';
-  if (!(FAILURE_POLICIES as readonly string[]).includes(onFailure)) {
-    throw usageError(`Expected \`--on-failure\` to be stop or continue, got \`${onFailure}\`.`);
-  }
-  return {
-    concurrency: Number(concurrency),
-    onFailure: onFailure as FailurePolicy,
-    worktrees: values.worktrees === true,
-    verifyTimeoutMs:
-      values['verify-timeout'] === undefined
+  const verifyTimeout = values['verify-timeout'];
+  return validateAll({
+    concurrency: () => {
+      if (!/^[1-9]\d*$/.test(concurrency) || Number(concurrency) > 1_000) {
+        throw usageError(
+          `Expected \`--concurrency\` to be a whole number from 1 to 1000, got \`${concurrency}\`.`,
+        );
+      }
+      return Number(concurrency);
+    },
+    onFailure: () => {
+      if (!(FAILURE_POLICIES as readonly string[]).includes(onFailure))
+        throw usageError(`Expected \`--on-failure\` to be stop or continue, got \`${onFailure}\`.`);
+      return onFailure as FailurePolicy;
+    },
+    worktrees: () => values.worktrees === true,
+    verifyTimeoutMs: () =>
+      verifyTimeout === undefined
         ? DEFAULT_VERIFY_TIMEOUT_MS
-        : parseDuration(values['verify-timeout'], '--verify-timeout'),
-  };
+        : parseDuration(verifyTimeout, '--verify-timeout'),
+  });
 }

@@ -23,9 +23,9 @@ import {
 } from './plan-run-options.js';
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { resolveRunSettings, type RunSettings } from '../config/index.js';
-import { providerOption } from '../config/index.js';
+import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
 import { installRunSignals } from './run-signals.js';
+import { routeWarnings } from './process-warnings.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { usageError } from './usage-error.js';
 
@@ -46,23 +46,34 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     await write(io.stdout, PLAN_RUN_HELP);
     return EXIT.ok;
   }
-  if (file === undefined) throw usageError(`${command}: expected a plan file.`);
-  const flags = resolvePlanRunFlags(values);
-  const events = eventsMode(values.events, io);
-  // Checked with the other flags, before the plan is read (the settings check it again with the env).
-  if (values.provider !== undefined)
-    providerOption({ value: values.provider, name: '--provider' }, LEAF_PROVIDERS);
-  if (!resume && values.plan !== undefined)
-    throw usageError('`--plan` names the authored plan of a run-log: it goes with `plan resume`.');
+  const { plan: authored, 'trust-run-log': trust, ...runValues } = values;
+  // Every flag is checked before the plan is read; the settings are resolved again below, with
+  // the plan's goal as the instruction.
+  const { planFile, flags, events } = validateAll({
+    planFile: () => {
+      if (file === undefined) throw usageError(`${command}: expected a plan file.`);
+      return file;
+    },
+    flags: () => resolvePlanRunFlags(values),
+    events: () => eventsMode(values.events, io),
+    settings: () =>
+      resolveRunSettings(`plan ${file}`, runValues, io.env, { providers: LEAF_PROVIDERS }),
+    authored: () => {
+      if (!resume && authored !== undefined)
+        throw usageError(
+          '`--plan` names the authored plan of a run-log: it goes with `plan resume`.',
+        );
+    },
+  });
   let prepared;
   try {
-    prepared = await preparePlan(file, { resume, authored: values.plan });
+    prepared = await preparePlan(planFile, { resume, authored });
   } catch (error) {
     if (isArborError(error, 'plan_invalid')) {
       await write(io.stderr, `${error.message}\n`);
       return EXIT.usage;
     }
-    if (resume && isArborError(error, 'config') && error.details.path !== file)
+    if (resume && isArborError(error, 'config') && error.details.path !== planFile)
       throw usageError(
         `resume takes every leaf's instruction and authority from the authored plan, and ${error.message.replace(/\.$/, '')}; name it with \`--plan FILE\`.`,
       );
@@ -72,22 +83,22 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   if (dropped.length > 0) {
     await write(
       io.stderr,
-      `arbor: ${file} has subtasks ${authoredPath} no longer has; they are dropped: ${dropped.join(', ')}\n`,
+      `arbor: ${planFile} has subtasks ${authoredPath} no longer has; they are dropped: ${dropped.join(', ')}\n`,
     );
   }
-  const { plan: _plan, 'trust-run-log': trust, ...runValues } = values;
-  const settings = resolveRunSettings(plan.goal ?? `plan ${file}`, runValues, io.env, {
+  const settings = resolveRunSettings(plan.goal ?? `plan ${planFile}`, runValues, io.env, {
     providers: LEAF_PROVIDERS,
   });
-  if (runLog !== undefined && trust !== true) await verifyRunLog(file, runLog.run, settings.dbPath);
+  if (runLog !== undefined && trust !== true)
+    await verifyRunLog(planFile, runLog.run, settings.dbPath);
   // The plan and its run-log are the run's own state: leaves may read them, never write them.
   const safety = await prepareRunSafety(settings, io.env, {
     cwd: process.cwd(),
-    readOnly: [...new Set([file, runLogPath(file), authoredPath])],
+    readOnly: [...new Set([planFile, runLogPath(planFile), authoredPath])],
   });
   return withIntelligence(settings, io.env, (intelligence, mockLabel) =>
     runPlanWithStore({
-      file,
+      file: planFile,
       plan,
       flags,
       settings,
@@ -115,10 +126,19 @@ interface PlanRunContext {
 }
 
 async function runPlanWithStore(context: PlanRunContext): Promise<number> {
+  const runId = mintRunId();
+  const unrouteWarnings = routeWarnings(context.events, runId, context.io);
+  try {
+    return await runPlanOnce(context, runId);
+  } finally {
+    unrouteWarnings();
+  }
+}
+
+async function runPlanOnce(context: PlanRunContext, runId: string): Promise<number> {
   const { plan, flags, settings, io } = context;
   const env = io.env;
   const runtime = new Runtime({ storePath: settings.dbPath, env });
-  const runId = mintRunId();
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {

@@ -54,7 +54,7 @@ Limits:
   --max-steps N            model calls the root may make (default 50)
   --max-tokens N           tokens the whole tree may use (the ceiling; children get shares)
   --budget-usd X           money the whole tree may spend, priced from intelligence.prices
-  --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h
+  --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h, 7d (at most 24d)
   --max-depth N            levels of delegation allowed below the root (default 3)
 
 Authority (the run's grant; every agent holds at most this; all, none, or a comma list):

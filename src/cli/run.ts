@@ -9,12 +9,13 @@ import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { resolveRunSettings, type RunSettings } from '../config/index.js';
+import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
+import { routeWarnings } from './process-warnings.js';
 
 export { RUN_HELP } from './run-options.js';
 
@@ -34,8 +35,7 @@ export async function runCommand(
       throw usageError('`--resume RUN` continues a recorded run: give no instruction with it.');
     return resumeRun(values.resume, values, io, env);
   }
-  const settings = resolveRunSettings(positionals.join(' '), values, env);
-  return runSettings(settings, values, io, env);
+  return runSettings(() => resolveRunSettings(positionals.join(' '), values, env), values, io, env);
 }
 
 /**
@@ -49,22 +49,32 @@ export async function resumeRun(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   // The instruction is the recorded one; the settings supply everything that was never stored.
-  const settings = resolveRunSettings(`resume ${runId}`, values, env);
-  const deadlineMs = values.deadline === undefined ? undefined : settings.deadlineMs;
-  return runSettings(settings, values, io, env, {
+  return runSettings(() => resolveRunSettings(`resume ${runId}`, values, env), values, io, env, {
     runId,
-    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    deadline: values.deadline !== undefined,
   });
 }
 
 async function runSettings(
-  settings: RunSettings,
+  resolve: () => RunSettings,
   values: RunValues,
   io: CliIo,
   env: NodeJS.ProcessEnv,
-  resume?: { runId: string; deadlineMs?: number },
+  resuming?: { runId: string; deadline: boolean },
 ): Promise<number> {
-  const events = eventsMode(values.events, io);
+  const { settings, events } = validateAll({
+    settings: resolve,
+    events: () => eventsMode(values.events, io),
+  });
+  const resume =
+    resuming === undefined
+      ? undefined
+      : {
+          runId: resuming.runId,
+          ...(resuming.deadline && settings.deadlineMs !== undefined
+            ? { deadlineMs: settings.deadlineMs }
+            : {}),
+        };
   const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
@@ -83,8 +93,39 @@ async function runWithStore(
   events: EventsMode,
   resume: { runId: string; deadlineMs?: number } | undefined,
 ): Promise<number> {
-  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   const runId = resume?.runId ?? mintRunId();
+  const unrouteWarnings = routeWarnings(events, runId, io);
+  try {
+    return await runRoot(
+      settings,
+      safety,
+      intelligence,
+      io,
+      env,
+      timing,
+      mockLabel,
+      events,
+      runId,
+      resume,
+    );
+  } finally {
+    unrouteWarnings();
+  }
+}
+
+async function runRoot(
+  settings: RunSettings,
+  safety: RunSafety,
+  intelligence: IntelConfig,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  timing: ReturnType<typeof timingFromEnv>,
+  mockLabel: string | undefined,
+  events: EventsMode,
+  runId: string,
+  resume: { runId: string; deadlineMs?: number } | undefined,
+): Promise<number> {
+  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   await write(
     io.stderr,
     `arbor: ${resume === undefined ? 'run' : 'resuming run'} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
@@ -169,6 +210,8 @@ async function runWithStore(
   if (outcome.status !== 'completed' && outcome.reason !== undefined) {
     await write(io.stderr, `arbor: run ended ${outcome.status}: ${outcome.reason}\n`);
   }
+  if (result.end.error?.code === 'intel_unavailable')
+    await write(io.stderr, endpointList(intelligence));
   if (signals.interrupted) return EXIT.interrupted;
   return exitCodeFor(outcome.status, result.end.error?.code);
 }
@@ -189,6 +232,17 @@ function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
       lines.close();
     },
   };
+}
+
+/**
+ * Which address each endpoint number stands for: the run's records name endpoints by number only,
+ * and the person at this terminal gave the addresses. Origins only: no path, no user or password.
+ */
+function endpointList(intelligence: IntelConfig): string {
+  const origins = intelligence.endpoints.map(
+    (endpoint, index) => `endpoint ${index} is ${new URL(endpoint.url).origin}`,
+  );
+  return `arbor: ${origins.join('; ')}\n`;
 }
 
 function formatOutcome(outcome: Outcome, json: boolean): string {

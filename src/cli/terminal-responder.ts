@@ -19,19 +19,23 @@ export function terminalResponder(input: Readable, output: Writable): HumanRespo
             }
             const lines = createInterface({ input, output, terminal: true });
             const choices = Array.isArray(gate.payload.choices)
-              ? ` [${(gate.payload.choices as unknown[]).map(String).join(' / ')}]`
-              : '';
+              ? (gate.payload.choices as unknown[]).map(String)
+              : [];
+            const shown =
+              choices.length === 0
+                ? ''
+                : ` [${choices.map((choice, i) => `${i + 1}) ${choice}`).join(' / ')}]`;
             const onAbort = (): void => {
               lines.close();
               resolve({ answered: false, reason: 'the question was withdrawn', via: 'cancel' });
             };
             signal.addEventListener('abort', onAbort, { once: true });
             lines.question(
-              `\narbor: ${gate.nodeId ?? 'a node'} asks (gate ${gate.id}): ${gate.question}${choices}\n> `,
+              `\narbor: ${gate.nodeId ?? 'a node'} asks (gate ${gate.id}): ${gate.question}${shown}\n> `,
               (answer) => {
                 signal.removeEventListener('abort', onAbort);
                 lines.close();
-                resolve({ answered: true, answer, via: 'terminal' });
+                resolve({ answered: true, answer: chosen(answer, choices), via: 'terminal' });
               },
             );
           }),
@@ -40,4 +44,14 @@ export function terminalResponder(input: Readable, output: Writable): HumanRespo
       return asked;
     },
   };
+}
+
+/**
+ * The answer to store: a choice's number as shown (1-based) stands for the choice itself; any
+ * other answer, a choice that is itself a number among them, is kept as typed.
+ */
+export function chosen(answer: string, choices: readonly string[]): string {
+  const typed = answer.trim();
+  if (choices.includes(typed) || !/^\d+$/.test(typed)) return answer;
+  return choices[Number(typed) - 1] ?? answer;
 }

@@ -17,11 +17,18 @@ import {
   RuntimeTrifectaModeSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
+import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
 
 // Descriptions are `.describe()`d rather than written as doc comments: `arbor config schema`
 // carries them into the JSON Schema, so editors show them when hovering a key.
 
-const Duration = z.string().min(1).describe('A duration such as `500ms`, `30s`, `5m` or `1h`.');
+const Duration = z
+  .string()
+  .regex(DURATION_PATTERN, 'expected a duration such as `500ms`, `30s`, `5m`, `1h` or `7d`')
+  .refine((text) => (durationMs(text) ?? 0) <= MAX_DURATION_MS, {
+    error: `expected at most ${formatDuration(MAX_DURATION_MS)}`,
+  })
+  .describe('A duration such as `500ms`, `30s`, `5m`, `1h` or `7d` (at most `24d`).');
 
 const EndpointTable = z.strictObject({
   url: HttpUrlSchema.describe('Base URL, such as `https://api.openai.com/v1`.'),
@@ -117,7 +124,7 @@ export const ConfigFileSchema = z
           .describe('Nodes the run may create (default 64).'),
         spawn_rate: z
           .string()
-          .regex(/^\d+\/\d+(ms|s|m|h)$/, 'expected `COUNT/DURATION`, such as `8/2s`')
+          .regex(/^\d+\/\d+(ms|s|m|h|d)$/, 'expected `COUNT/DURATION`, such as `8/2s`')
           .optional()
           .describe('Spawns allowed per period across the run, written `8/2s`.'),
       })

@@ -5,7 +5,7 @@ export {
   readConfigText,
   type ConfigFile,
 } from './config-file.js';
-export { parseDuration } from './duration.js';
+export { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.js';
 export { providerOption } from './provider-option.js';
 export {
   resolveGrant,
@@ -15,3 +15,4 @@ export {
   type SecuritySettings,
 } from './run-authority.js';
 export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
+export { problemsError, problemsOf, validateAll } from './validate-all.js';

@@ -103,14 +103,21 @@ export function resolveGrant(
 /**
  * The root's MCP servers: `[[mcp.server]]` tables from the config, then `--mcp NAME=COMMAND` (a
  * stdio server; the command is split on spaces) or `--mcp NAME=URL` (Streamable HTTP), with
- * `--mcp-tags NAME=tag,tag` adding trifecta tags. A flag naming a configured server replaces it.
+ * `--mcp-tags NAME=tag,tag` adding trifecta tags. A flag naming a configured server replaces it;
+ * two flags, or two tables, naming one server are refused: which one was meant is not known.
  */
 export function resolveMcpServers(
   flags: RunFlags,
   config: ConfigFile | undefined,
 ): McpServerSpec[] {
   const servers = new Map<string, McpServerSpec>();
+  const fromFlags = new Set<string>();
   for (const table of config?.mcp?.server ?? []) {
+    if (servers.has(table.name))
+      throw new ArborError(
+        'config',
+        `${flags.config ?? 'config'}: \`mcp.server\` \`${table.name}\` is named twice; each server needs its own name.`,
+      );
     const parsed = McpServerSpecSchema.safeParse(table, { reportInput: true });
     if (!parsed.success)
       throw new ArborError(
@@ -127,6 +134,12 @@ export function resolveMcpServers(
         'usage',
         `Expected \`--mcp\` as \`NAME=COMMAND\` or \`NAME=URL\`, got \`${entry}\`.`,
       );
+    if (fromFlags.has(name))
+      throw new ArborError(
+        'usage',
+        `\`--mcp ${name}=…\` is given twice; each MCP server needs its own name.`,
+      );
+    fromFlags.add(name);
     const [command = '', ...args] = target.split(/\s+/);
     const candidate = /^https?:\/\//.test(target) ? { name, url: target } : { name, command, args };
     const parsed = McpServerSpecSchema.safeParse(candidate, { reportInput: true });

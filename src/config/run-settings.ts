@@ -1,5 +1,6 @@
 import {
   ArborError,
+  isArborError,
   IntelConfigSchema,
   formatIssues,
   type Dialect,
@@ -10,6 +11,7 @@ import { DEFAULTS, type RunConfig } from '../runtime/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
 import type { BudgetSettings, ProviderName } from '../supervisor/index.js';
 import { providerOption } from './provider-option.js';
+import { validateAll } from './validate-all.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
@@ -66,11 +68,18 @@ export function resolveRunSettings(
   env: NodeJS.ProcessEnv,
   given: { config?: ConfigFile; cwd?: string; providers?: readonly ProviderName[] } = {},
 ): RunSettings {
-  if (instruction.trim() === '')
-    throw new ArborError('usage', 'Expected an instruction: `arbor run "<what to do>"`.');
-  // A config already read and validated (the library's options), or the `--config` file.
-  const config =
-    given.config ?? (flags.config === undefined ? undefined : loadConfigFile(flags.config));
+  // A config already read and validated (the library's options), or the `--config` file. A file
+  // that cannot be used is one problem among the others, not the end of the checks.
+  let configProblem: ArborError | undefined;
+  let config = given.config;
+  if (config === undefined && flags.config !== undefined) {
+    try {
+      config = loadConfigFile(flags.config);
+    } catch (error) {
+      if (!isArborError(error)) throw error;
+      configProblem = error;
+    }
+  }
   const pick = (flag: keyof RunFlags, envName: string): Layer | undefined => {
     const fromFlag = flags[flag];
     if (typeof fromFlag === 'string') return { value: fromFlag, name: `--${flag}` };
@@ -78,23 +87,22 @@ export function resolveRunSettings(
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, name: envName };
     return undefined;
   };
-
-  // The root always runs in its own process; a plan's leaves may also run in this one.
-  const provider = providerOption(
-    pick('provider', 'ARBOR_PROVIDER'),
-    given.providers ?? ['process'],
-  );
   const deadline = pick('deadline', 'ARBOR_DEADLINE');
   const configDeadline = config?.limits?.deadline;
-  return {
-    instruction,
-    intelligence: resolveIntelligence(flags, config, pick),
-    swapPolicy: config?.intelligence?.swap_policy ?? DEFAULTS.swapPolicy,
-    maxSteps:
+  const checked = validateAll({
+    config: () => {
+      if (configProblem !== undefined) throw configProblem;
+    },
+    // The root always runs in its own process; a plan's leaves may also run in this one.
+    provider: () =>
+      providerOption(pick('provider', 'ARBOR_PROVIDER'), given.providers ?? ['process']),
+    // Without a usable config file, a missing model or endpoint may be the file's to give.
+    intelligence: () => resolveIntelligence(flags, config, pick, configProblem === undefined),
+    maxSteps: () =>
       integer(pick('max-steps', 'ARBOR_MAX_STEPS'), 1) ??
       config?.limits?.max_steps ??
       DEFAULTS.maxSteps,
-    deadlineMs:
+    deadlineMs: () =>
       deadline !== undefined
         ? durationOf(deadline)
         : configDeadline === undefined
@@ -103,28 +111,35 @@ export function resolveRunSettings(
               value: configDeadline,
               name: `${flags.config ?? 'config'}: limits.deadline`,
             }),
-    maxDepth:
+    maxDepth: () =>
       integer(pick('max-depth', 'ARBOR_MAX_DEPTH'), 0) ??
       config?.limits?.max_depth ??
       DEFAULTS.maxDepth,
-    maxBreadth: config?.limits?.max_breadth ?? DEFAULTS.maxBreadth,
-    maxTotal: config?.limits?.max_total ?? DEFAULTS.maxTotal,
-    spawnRate: spawnRateOf(config?.limits?.spawn_rate, flags.config),
-    askFallback:
+    spawnRate: () => spawnRateOf(config?.limits?.spawn_rate, flags.config),
+    askFallback: () =>
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??
       config?.agent?.ask_human_fallback ??
       DEFAULTS.askFallback,
-    grant: resolveGrant(flags, config, given.cwd ?? process.cwd()),
-    mcpServers: resolveMcpServers(flags, config),
+    grant: () => resolveGrant(flags, config, given.cwd ?? process.cwd()),
+    mcpServers: () => resolveMcpServers(flags, config),
+    security: () => resolveSecurity(flags, config, env),
+    tokens: () => integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
+    usd: () => positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
+    instruction: () => {
+      if (instruction.trim() === '')
+        throw new ArborError('usage', 'Expected an instruction: `arbor run "<what to do>"`.');
+      return instruction;
+    },
+  });
+  const { config: _config, tokens, usd, ...settings } = checked;
+  return {
+    ...settings,
+    swapPolicy: config?.intelligence?.swap_policy ?? DEFAULTS.swapPolicy,
+    maxBreadth: config?.limits?.max_breadth ?? DEFAULTS.maxBreadth,
+    maxTotal: config?.limits?.max_total ?? DEFAULTS.maxTotal,
     rules: config?.security?.policy ?? [],
     allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,
-    security: resolveSecurity(flags, config, env),
-    budget: budgetOf(
-      integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
-      positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,
-      config,
-    ),
-    provider,
+    budget: budgetOf(tokens, usd, config),
     dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
     json: flags.json === true,
     warm: flags.warm === true,
@@ -138,49 +153,56 @@ function resolveIntelligence(
   flags: RunFlags,
   config: ConfigFile | undefined,
   pick: (flag: keyof RunFlags, envName: string) => Layer | undefined,
+  isConfigUsable: boolean,
 ): IntelConfig | undefined {
   const section = config?.intelligence;
   const dialectLayer = pick('dialect', 'ARBOR_DIALECT');
-  const dialect =
-    dialectLayer === undefined ? (section?.dialect ?? 'openai') : dialectOf(dialectLayer);
   const model = pick('model', 'ARBOR_MODEL')?.value ?? section?.model;
   const urls = pick('intel', 'ARBOR_INTEL');
-  let endpoints: Endpoint[] | undefined;
-  if (urls !== undefined) {
-    endpoints = urls.value.split(',').map((url) => ({ url: url.trim(), dialect, headers: {} }));
-  } else if (section?.endpoint !== undefined) {
-    endpoints = section.endpoint.map((table) => ({
-      url: table.url,
-      dialect: table.dialect ?? dialect,
-      headers: table.headers ?? {},
-      ...(table.model === undefined ? {} : { model: table.model }),
-      ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
-    }));
-  } else if (section?.endpoints !== undefined) {
-    endpoints = section.endpoints.map((url) => ({ url, dialect, headers: {} }));
-  }
-  if (flags['mock-llm'] !== undefined) {
-    if (endpoints !== undefined)
-      throw new ArborError(
-        'usage',
-        '`--mock-llm` runs a scripted model; it cannot be combined with `--intel` or configured endpoints.',
-      );
-    return undefined;
-  }
-  if (endpoints === undefined) {
-    throw new ArborError(
-      'usage',
-      'No model endpoint: pass `--intel URL` (or set ARBOR_INTEL, or `intelligence.endpoints` in `--config`), or try `--mock-llm examples/playbooks/demo.json`.',
-    );
-  }
-  if (model === undefined)
-    throw new ArborError(
-      'usage',
-      'No model name: pass `--model NAME` (or set ARBOR_MODEL, or `intelligence.model` in `--config`).',
-    );
+  const { dialect, endpointsGiven } = validateAll({
+    dialect: () =>
+      dialectLayer === undefined ? (section?.dialect ?? 'openai') : dialectOf(dialectLayer),
+    endpointsGiven: () => {
+      if (
+        flags['mock-llm'] !== undefined &&
+        (urls !== undefined || section?.endpoint !== undefined || section?.endpoints !== undefined)
+      )
+        throw new ArborError(
+          'usage',
+          '`--mock-llm` runs a scripted model; it cannot be combined with `--intel` or configured endpoints.',
+        );
+      if (flags['mock-llm'] !== undefined || !isConfigUsable) return undefined;
+      if (urls === undefined && section?.endpoint === undefined && section?.endpoints === undefined)
+        throw new ArborError(
+          'usage',
+          'No model endpoint: pass `--intel URL` (or set ARBOR_INTEL, or `intelligence.endpoints` in `--config`), or try `--mock-llm examples/playbooks/demo.json`.',
+        );
+      return true;
+    },
+    model: () => {
+      if (flags['mock-llm'] === undefined && isConfigUsable && model === undefined)
+        throw new ArborError(
+          'usage',
+          'No model name: pass `--model NAME` (or set ARBOR_MODEL, or `intelligence.model` in `--config`).',
+        );
+    },
+  });
+  if (endpointsGiven === undefined || model === undefined) return undefined;
+  const endpointList: Endpoint[] =
+    urls !== undefined
+      ? urls.value.split(',').map((url) => ({ url: url.trim(), dialect, headers: {} }))
+      : section?.endpoint !== undefined
+        ? section.endpoint.map((table) => ({
+            url: table.url,
+            dialect: table.dialect ?? dialect,
+            headers: table.headers ?? {},
+            ...(table.model === undefined ? {} : { model: table.model }),
+            ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
+          }))
+        : (section?.endpoints ?? []).map((url) => ({ url, dialect, headers: {} }));
   const breaker = section?.breaker;
   const candidate = {
-    endpoints,
+    endpoints: endpointList,
     model,
     ...(section?.sampling === undefined ? {} : { sampling: section.sampling }),
     ...(section?.timeout === undefined

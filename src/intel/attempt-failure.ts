@@ -93,6 +93,18 @@ const CONNECTION_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
+/** What the common connection codes mean, in words; the code follows in parentheses. */
+const CONNECTION_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing listens at that address and port',
+  ECONNRESET: 'connection reset by the other side',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed for now',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
 function causeCode(error: unknown): string | undefined {
   for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
     const code = (at as { code?: unknown }).code;
@@ -112,7 +124,21 @@ export function classifyFetchError(error: unknown): AttemptFailure | undefined {
   if (!(error instanceof TypeError)) return undefined;
   const code = causeCode(error);
   if (code !== undefined && CONNECTION_CODES.has(code)) {
-    return new AttemptFailure('connection', `connection failed (${code})`);
+    return new AttemptFailure(
+      'connection',
+      `${CONNECTION_WORDS[code] ?? 'connection failed'} (${code})`,
+    );
+  }
+  if (
+    error.message === 'fetch failed' &&
+    error.cause instanceof Error &&
+    error.cause.message === 'bad port'
+  ) {
+    // The fetch standard blocks ports of other protocols (1, 25, 6000…) before connecting.
+    return new AttemptFailure(
+      'connection',
+      'not connected: fetch refuses to use that port (bad port)',
+    );
   }
   if (error.message === 'fetch failed' || error.message === 'terminated') {
     return new AttemptFailure('connection', `connection failed (${code ?? 'closed'})`);

@@ -75,6 +75,7 @@ export const FRAME_TYPES: Readonly<Record<Direction, readonly string[]>> = {
 };
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
+const MAYBE_HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
 
 /**
  * Decodes one line of text into a frame of the given direction, or a violation saying why not.
@@ -107,6 +108,17 @@ export function decodeLine<D extends Direction | 'any'>(
   if (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) {
     const path = findForbiddenKey(value);
     if (path !== undefined) return fail('forbidden_key', `key \`${path}\` is not allowed`);
+  }
+  // JSON numbers past ±1.8e308 parse as ±Infinity, which a schema would report as `null` (its
+  // JSON form) and a free-form field would carry on to the store as `null`. Only a long exponent
+  // or a 309-digit run can spell one.
+  if (MAYBE_HUGE_NUMBER.test(text)) {
+    const path = findNonFiniteNumber(value);
+    if (path !== undefined)
+      return fail(
+        'invalid_frame',
+        `\`${path}\`: number out of range (past ±1.8e308, it is not a finite number)`,
+      );
   }
   const type = (value as Record<string, unknown>).type;
   if (typeof type !== 'string') return fail('missing_type', 'expected a string field `type`');
@@ -144,6 +156,25 @@ function schemaFor(type: string, direction: Direction | 'any'): AnySchema | unde
   if (direction === 'down') return DOWN.get(type);
   if (direction === 'up') return UP.get(type);
   return DOWN.get(type) ?? UP.get(type);
+}
+
+/** The path of the first number in a parsed JSON value that is not finite. */
+function findNonFiniteNumber(root: unknown): string | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: root, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, path } = item;
+    if (typeof value === 'number' && !Number.isFinite(value)) return path;
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = Array.isArray(value)
+        ? `${path}[${key}]`
+        : path === ''
+          ? key
+          : `${path}.${key}`;
+      stack.push({ value: child, path: childPath });
+    }
+  }
+  return undefined;
 }
 
 /**

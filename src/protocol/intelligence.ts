@@ -5,11 +5,28 @@ import { CountSchema, HeadersSchema, PositiveIntSchema } from './primitives.js';
 export const DialectSchema = z.enum(['openai', 'anthropic']);
 export type Dialect = z.infer<typeof DialectSchema>;
 
-/** An `http:` or `https:` URL. */
+/** An `http:` or `https:` URL; its error says what is wrong with one that is not. */
 export const HttpUrlSchema = z.url({
   protocol: /^https?$/,
-  error: 'expected an http:// or https:// URL',
+  error: (issue) => describeBadUrl(issue.input),
 });
+
+/**
+ * Why a string is not an http URL. `new URL` gives one reason for every failure ("Invalid URL"),
+ * so the common slips (a port past 65535 or not a number, no scheme at all) are named here.
+ */
+function describeBadUrl(input: unknown): string {
+  const fallback = 'expected an http:// or https:// URL';
+  if (typeof input !== 'string') return fallback;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input)?.[1];
+  if (scheme === undefined) return `${fallback} (no \`http://\` or \`https://\` in front)`;
+  const port = /^https?:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):([^/?#]*)/i.exec(input)?.[1];
+  if (port !== undefined && port !== '') {
+    if (!/^\d+$/.test(port)) return `${fallback}: the port \`${port}\` is not a number`;
+    if (Number(port) > 65_535) return `${fallback}: the port ${port} is out of range (0 to 65535)`;
+  }
+  return fallback;
+}
 
 /**
  * One place a model can be reached. Endpoints are tried in list order; each carries its own

@@ -102,6 +102,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value))
     return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';
+  // JSON.stringify writes these as `null`, which is not what came.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} (not a finite number)`;
   const text = JSON.stringify(value);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

@@ -22,14 +22,30 @@ describe('parseDuration', () => {
     ['1h', 3_600_000],
     ['1m30s', 90_000],
     ['1.5s', 1_500],
+    ['7d', 604_800_000],
+    ['1d12h', 129_600_000],
+    ['24d', 2_073_600_000],
   ])('%s is %d ms', (text, ms) => {
     expect(parseDuration(text, '--deadline')).toBe(ms);
   });
 
-  it.each(['', '10', 'soon', '5 m', '-1s', '0s', '3d'])('rejects %j naming the setting', (text) => {
+  it.each(['', '10', 'soon', '5 m', '-1s', '0s', '3w'])('rejects %j naming the setting', (text) => {
     expect(() => parseDuration(text, '--deadline')).toThrow(
-      `Expected \`--deadline\` to be a duration such as \`500ms\`, \`30s\`, \`5m\` or \`1h\`, got \`${text}\`.`,
+      `Expected \`--deadline\` to be a duration such as \`500ms\`, \`30s\`, \`5m\`, \`1h\` or \`7d\`, got \`${text}\`.`,
     );
+  });
+
+  it.each(['25d', '99999999999h', `${'9'.repeat(400)}h`])(
+    'rejects %j as longer than the 24-day maximum, naming it',
+    (text) => {
+      expect(() => parseDuration(text, '--deadline')).toThrow(
+        `Expected \`--deadline\` to be at most 24d, got \`${text}\`.`,
+      );
+    },
+  );
+
+  it('takes a larger maximum when the setting names one', () => {
+    expect(parseDuration('90d', '--older-than', { maxMs: 365 * 86_400_000 })).toBe(90 * 86_400_000);
   });
 });
 
@@ -97,7 +113,30 @@ describe('resolveRunSettings', () => {
       {},
       '--intel: `endpoints[0].url`: expected an http:// or https:// URL, got "ftp://x"',
     ],
+    [
+      { intel: 'http://127.0.0.1:99999/v1' },
+      {},
+      '--intel: `endpoints[0].url`: expected an http:// or https:// URL: the port 99999 is out of range (0 to 65535)',
+    ],
+    [
+      { intel: 'http://127.0.0.1:80a/v1' },
+      {},
+      'expected an http:// or https:// URL: the port `80a` is not a number',
+    ],
+    [
+      { intel: '127.0.0.1:8080/v1' },
+      {},
+      'expected an http:// or https:// URL (no `http://` or `https://` in front)',
+    ],
+    [{ deadline: '99999999999h' }, {}, 'Expected `--deadline` to be at most 24d'],
+    [{}, { ARBOR_DEADLINE: '30d' }, 'Expected `ARBOR_DEADLINE` to be at most 24d, got `30d`.'],
+    [
+      { mcp: ['fs=npx server-a', 'fs=npx server-b'] },
+      {},
+      '`--mcp fs=…` is given twice; each MCP server needs its own name.',
+    ],
     [{ provider: 'thread' }, {}, 'Expected `--provider` to be `process`'],
+    [{}, { ARBOR_PROVIDER: 'thread' }, 'Expected `ARBOR_PROVIDER` to be `process`, got `thread`.'],
     [{ intel: undefined }, {}, 'No model endpoint'],
     [{ model: undefined }, {}, 'No model name'],
     [
@@ -111,6 +150,69 @@ describe('resolveRunSettings', () => {
 
   it('rejects an empty instruction', () => {
     expect(() => resolveRunSettings('  ', base, {})).toThrow('Expected an instruction');
+  });
+
+  it('reports every problem at once, a missing model among them', () => {
+    const flags: RunFlags = {
+      intel: 'http://127.0.0.1:8080/v1',
+      'max-steps': 'WORD',
+      deadline: '7x',
+      dialect: 'gemini',
+    };
+    expect(() => resolveRunSettings('', flags, {})).toThrow(
+      [
+        '5 problems:',
+        '  - Expected `--dialect` to be `openai` or `anthropic`, got `gemini`.',
+        '  - No model name: pass `--model NAME` (or set ARBOR_MODEL, or `intelligence.model` in `--config`).',
+        '  - Expected `--max-steps` to be a positive integer, got `WORD`.',
+        '  - Expected `--deadline` to be a duration such as `500ms`, `30s`, `5m`, `1h` or `7d`, got `7x`.',
+        '  - Expected an instruction: `arbor run "<what to do>"`.',
+      ].join('\n'),
+    );
+  });
+
+  it('reports a bad flag next to a config file that cannot be read, and no missing model', () => {
+    let caught: unknown;
+    try {
+      resolveRunSettings('x', { config: '/no/such/file.toml', 'max-depth': 'deep' }, {});
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      code: 'usage',
+      details: {
+        problems: [
+          'Cannot read the config file /no/such/file.toml: ENOENT.',
+          'Expected `--max-depth` to be a non-negative integer, got `deep`.',
+        ],
+      },
+    });
+  });
+
+  it('takes durations in days and bounds them, from the config file too', () => {
+    const week = configFile('[limits]\ndeadline = "7d"\n');
+    expect(resolveRunSettings('x', { ...base, config: week }, {}).deadlineMs).toBe(604_800_000);
+    const tooLong = configFile('[limits]\ndeadline = "99999999999h"\n');
+    expect(() => resolveRunSettings('x', { ...base, config: tooLong }, {})).toThrow(
+      `${tooLong}: \`limits.deadline\`: expected at most 24d`,
+    );
+  });
+
+  it('refuses two [[mcp.server]] tables of one name, naming the file and the name', () => {
+    const config = configFile(
+      '[[mcp.server]]\nname = "fs"\ncommand = "a"\n[[mcp.server]]\nname = "fs"\ncommand = "b"\n',
+    );
+    expect(() => resolveRunSettings('x', { ...base, config }, {})).toThrow(
+      `${config}: \`mcp.server\` \`fs\` is named twice`,
+    );
+  });
+
+  it('lets an --mcp flag replace the configured server of its name', () => {
+    const config = configFile('[[mcp.server]]\nname = "fs"\ncommand = "a"\n');
+    const settings = resolveRunSettings('x', { ...base, config, mcp: ['fs=b --flag'] }, {});
+    expect(settings.mcpServers).toEqual([
+      expect.objectContaining({ name: 'fs', command: 'b', args: ['--flag'] }),
+    ]);
   });
 
   it('names the file and the key of a bad config', () => {

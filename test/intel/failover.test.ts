@@ -181,11 +181,16 @@ describe.each<Mode>(['generate', 'stream'])('failover (%s)', (mode) => {
     const error = await rejection(call(client, mode, USER_HELLO));
     expect(error.code).toBe('intel_unavailable');
     expect(error.message).toBe(
-      'No intelligence endpoint answered: endpoint 0: connection (connection failed (ECONNREFUSED)); ' +
+      'No intelligence endpoint answered: endpoint 0: connection (connection refused: nothing listens at that address and port (ECONNREFUSED)); ' +
         'endpoint 1: status_503 after 2 attempts (HTTP 503: Scripted failure (HTTP 503) from arbor mock-llm.).',
     );
     expect(error.details.endpoints).toEqual([
-      { index: 0, kind: 'connection', attempts: 1, detail: 'connection failed (ECONNREFUSED)' },
+      {
+        index: 0,
+        kind: 'connection',
+        attempts: 1,
+        detail: 'connection refused: nothing listens at that address and port (ECONNREFUSED)',
+      },
       expect.objectContaining({ index: 1, kind: 'status_503', attempts: 2 }),
     ]);
   });
