@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { openSqlDatabase } from '../../src/store/index.js';
+import { processOwner } from '../../src/store/run-owner.js';
+import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
+
+describe('arbor resume', () => {
+  it('refuses an unknown run, a run that ended and a run a live supervisor holds (exit 2)', async () => {
+    const dir = await resumeDir({ scripts: [{ steps: [{ text: 'Done.' }] }] });
+    const unknown = await dir.resume('run_nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('There is no run `run_nope` in the store.');
+
+    const done = await dir.run('Say done.');
+    expect(done.code, done.stderr).toBe(0);
+    const runId = runIdOf(done);
+    const ended = await dir.resume(runId);
+    expect(ended.code).toBe(2);
+    expect(ended.stderr).toContain(
+      `Run \`${runId}\` already ended \`completed\`: only an interrupted run can be resumed.`,
+    );
+    expect(dir.llm.requests).toHaveLength(1);
+
+    // This test's own process stands for a live supervisor on this host.
+    const sql = openSqlDatabase(dir.db);
+    sql
+      .prepare("UPDATE runs SET status = 'running', owner = @owner, lease_until = @lease")
+      .run({ owner: JSON.stringify(processOwner()), lease: Date.now() + 60_000 });
+    sql.close();
+    const held = await dir.resume(runId);
+    expect(held.code).toBe(2);
+    expect(held.stderr).toContain(
+      `Run \`${runId}\` is still running under pid ${String(process.pid)}`,
+    );
+    expect(dir.llm.requests).toHaveLength(1);
+  });
+
+  it('records transcripts through the secret scrubber', async () => {
+    const token = 'sk-live-abcdefghijklmnop';
+    const dir = await resumeDir({
+      scripts: [{ steps: [{ text: `The key is ${token}.` }] }],
+    });
+    const run = await dir.run('Tell me the key.');
+    expect(run.code, run.stderr).toBe(0);
+    const records = readRun(dir.db, runIdOf(run));
+    const root = records.nodes[0];
+    const stored = JSON.stringify(records.transcripts.get(root?.id ?? ''));
+    expect(stored).toContain('Tell me the key.');
+    expect(stored).toContain('The key is');
+    expect(stored).not.toContain(token);
+  });
+});
