@@ -158,17 +158,25 @@ class TurnRun {
         );
       }
       let finish: Finish | undefined;
+      // The turn's deadline holds during tools too: a command still running when it passes is
+      // stopped (exec kills its process group) and the turn ends `deadline`, not at the next step.
+      const toolSignal = this.#boundedSignal();
       try {
-        finish = await this.#runTools(calls);
+        finish = await this.#runTools(calls, toolSignal);
       } catch (error) {
-        // A tool interrupted by the turn's cancellation is not a failure of the turn.
-        if (!this.#signal.aborted) throw error;
+        // A tool interrupted by the turn's cancellation or deadline is not a failure of the turn.
+        if (!toolSignal.aborted) throw error;
       }
       if (this.#signal.aborted)
         return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
       if (capture?.committed === true)
         return this.#end('completed', undefined, undefined, { value: capture.value });
       if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
+      if (toolSignal.aborted)
+        return this.#end(
+          'deadline',
+          `deadline of ${this.#bounds.deadlineMs ?? 0} ms passed during a tool call`,
+        );
     }
   }
 
@@ -190,6 +198,15 @@ class TurnRun {
     );
   }
 
+  /** The turn's cancellation, and its deadline when it has one. */
+  #boundedSignal(): AbortSignal {
+    const remaining =
+      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
+    return remaining === undefined
+      ? this.#signal
+      : AbortSignal.any([this.#signal, AbortSignal.timeout(Math.max(1, remaining))]);
+  }
+
   /** One model call, bounded by the turn's deadline; a stop when the call was cut short. */
   async #callModel(): Promise<ModelResponse | Stop> {
     const { hooks, system, tools, logContent } = this.#options;
@@ -208,12 +225,7 @@ class TurnRun {
         throw error;
       }
     }
-    const remaining =
-      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
-    const signal =
-      remaining === undefined
-        ? this.#signal
-        : AbortSignal.any([this.#signal, AbortSignal.timeout(Math.max(1, remaining))]);
+    const signal = this.#boundedSignal();
     const started = this.#now();
     this.#steps += 1;
     hooks?.onEvent?.('loop.step', { step: this.#steps });
@@ -269,7 +281,10 @@ class TurnRun {
   }
 
   /** Runs a round of tool calls; returns the model's `finish`, if it called it validly. */
-  async #runTools(calls: readonly ModelToolCall[]): Promise<Finish | undefined> {
+  async #runTools(
+    calls: readonly ModelToolCall[],
+    signal: AbortSignal,
+  ): Promise<Finish | undefined> {
     const { hooks, tools, logContent } = this.#options;
     this.#toolCalls += calls.length;
     let finish: Finish | undefined;
@@ -296,7 +311,7 @@ class TurnRun {
     const before = this.#transcript.slice(0, -1);
     const { identity } = this.#options;
     const step = this.#steps;
-    const results = await runToolRound(calls, finishHost, this.#signal, {
+    const results = await runToolRound(calls, finishHost, signal, {
       onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
       logContent: logContent === true,
       now: this.#now,

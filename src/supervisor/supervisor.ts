@@ -310,11 +310,16 @@ export class Supervisor {
     live.stopped.abort('the node ended');
     this.#live.delete(live.node.id);
     live.markEnded(end);
-    // Children are linked to their parent: when it ends, those not detached are stopped.
+    // Children are linked to their parent: when it ends, those not detached are stopped. A
+    // parent's deadline is theirs too: they end `deadline`, not `cancelled`.
+    const byDeadline = end.outcome.status === 'deadline';
+    const why = byDeadline ? `the deadline of parent ${live.node.id} passed` : undefined;
     for (const id of live.node.children) {
       const child = this.#live.get(id);
       if (child !== undefined && child.mode !== 'detached')
-        void this.#stopSubtree(child.node, `parent ${live.node.id} ended`, false);
+        void this.#stopSubtree(child.node, why ?? `parent ${live.node.id} ended`, false, {
+          status: byDeadline ? 'deadline' : 'cancelled',
+        });
     }
   }
 
@@ -348,7 +353,12 @@ export class Supervisor {
   }
 
   /** Stops a node and its subtree, deepest first, and waits until they have ended. */
-  async #stopSubtree(root: TreeNode, reason: string, force: boolean): Promise<void> {
+  async #stopSubtree(
+    root: TreeNode,
+    reason: string,
+    force: boolean,
+    options: { status?: 'cancelled' | 'deadline' } = {},
+  ): Promise<void> {
     const targets = this.tree
       .deepestFirst(root.id)
       .map((n) => this.#live.get(n.id))
@@ -358,7 +368,10 @@ export class Supervisor {
       target.stopped.abort(reason);
     }
     await Promise.all(
-      targets.map((target) => target.runner?.stop(reason, { force }) ?? Promise.resolve(undefined)),
+      targets.map(
+        (target) =>
+          target.runner?.stop(reason, { force, ...options }) ?? Promise.resolve(undefined),
+      ),
     );
     await Promise.all(targets.map((target) => target.ended()));
   }
