@@ -109,6 +109,7 @@ export function resolveRunSettings(
       DEFAULTS.maxDepth,
     maxBreadth: config?.limits?.max_breadth ?? DEFAULTS.maxBreadth,
     maxTotal: config?.limits?.max_total ?? DEFAULTS.maxTotal,
+    maxQueued: config?.limits?.max_queued ?? DEFAULTS.maxQueued,
     spawnRate: spawnRateOf(config?.limits?.spawn_rate, flags.config),
     askFallback:
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??

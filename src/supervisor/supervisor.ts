@@ -23,7 +23,14 @@ import {
   type NodeOwner,
 } from './node-lifecycle.js';
 import type { ProviderName } from './providers.js';
-import { admitSpawn, DEFAULT_SPAWN_LIMITS, type SpawnLimits } from './spawn-chokepoint.js';
+import {
+  admitSpawn,
+  DEFAULT_SPAWN_LIMITS,
+  type Admitted,
+  type ChokepointContext,
+  type SpawnLimits,
+} from './spawn-chokepoint.js';
+import { SpawnQueue, waitNotes } from './spawn-queue.js';
 import { SpawnRate } from './spawn-rate.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
@@ -45,6 +52,7 @@ export class Supervisor {
   /** Every node started, running or ended, for status queries. */
   readonly #all = new Map<string, LiveNode>();
   readonly #rate: SpawnRate;
+  readonly #queue: SpawnQueue;
   readonly #limits: SpawnLimits;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
@@ -61,6 +69,10 @@ export class Supervisor {
       options.store,
     );
     this.#rate = new SpawnRate(options.rate?.count ?? 8, options.rate?.perMs ?? 2_000, this.#now());
+    this.#queue = new SpawnQueue(
+      this.#limits.maxQueued ?? DEFAULT_SPAWN_LIMITS.maxQueued ?? 64,
+      this.#now,
+    );
     this.#humans = new HumanGates({
       store: options.store,
       runId: options.runId,
@@ -214,37 +226,52 @@ export class Supervisor {
     this.#options.onEvent?.({ type: 'node', node: plan.node });
   }
 
-  /** Mints a child of `caller` through the chokepoint and starts it. */
-  spawnChild(
+  /**
+   * Mints a child of `caller` through the chokepoint and starts it. A spawn over the rate, or over
+   * the caller's breadth while its other children run, waits in the queue first (recorded as
+   * `spawn.waiting` and `spawn.waited` on the caller).
+   */
+  async spawnChild(
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[] = [],
     placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
-  ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
-    const decision = admitSpawn(
-      {
-        node: caller.node,
-        payload: caller.payload,
-        liveChildren: caller.node.children.filter((id) => this.#live.has(id)).length,
+  ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }> {
+    const running = (): LiveNode[] =>
+      caller.node.children.flatMap((id) => this.#live.get(id) ?? []);
+    const { node: at } = caller;
+    // Admitted and started in one synchronous step: two spawns of one caller never both pass
+    // the breadth check before either has started.
+    const started = await this.#queue.admit({
+      admit: () => {
+        const decision = admitSpawn(
+          { node: at, payload: caller.payload, liveChildren: running().length },
+          args,
+          this.#chokepoint(),
+        );
+        return decision.ok
+          ? { ok: true, child: this.#startChild(caller, decision, history, placement) }
+          : decision;
       },
-      args,
-      {
-        tree: this.tree,
-        limits: this.#limits,
-        rate: this.#rate,
-        cwd: this.#options.cwd ?? process.cwd(),
-        now: this.#now(),
-        checkGrant: (payload, who) =>
-          this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
-        budgetFor: (who, requested) =>
-          this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
-      },
-    );
-    if (!decision.ok) {
-      this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
-      return decision;
-    }
-    const node = this.tree.mintChild(caller.node.id, args.instruction, this.#now());
+      deadlineAt: callerBudget(at, caller.payload).deadlineAt,
+      childEnded: () => Promise.race(running().map((child) => child.ended())),
+      signal: caller.stopped.signal,
+      ...waitNotes(at, (kind, fields) => {
+        this.#recordId(at.id, kind, fields);
+        this.#options.onEvent?.({ type: 'node', node: at });
+      }),
+    });
+    if (!started.ok) this.#recordId(at.id, 'spawn.refused', { reason: started.reason });
+    return started.ok ? started : { ok: false, reason: started.reason };
+  }
+
+  #startChild(
+    caller: LiveNode,
+    decision: Admitted,
+    history: TranscriptMessage[],
+    placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] },
+  ): LiveNode {
+    const node = this.tree.mintChild(caller.node.id, decision.payload.instruction, this.#now());
     // Only a fork starts from the caller's conversation; every other child starts fresh.
     const payload = {
       ...decision.payload,
@@ -254,14 +281,27 @@ export class Supervisor {
       ? { ...payload, history }
       : payload;
     this.#budget.open(node.id, caller.node.id, decision.grant);
-    const child = this.#start(
+    return this.#start(
       node,
       this.#mint(node, template),
       placement.mode ?? decision.mode,
       decision.provider.name,
       placement.cwd,
     );
-    return { ok: true, child };
+  }
+
+  #chokepoint(): ChokepointContext {
+    return {
+      tree: this.tree,
+      limits: this.#limits,
+      rate: this.#rate,
+      cwd: this.#options.cwd ?? process.cwd(),
+      now: this.#now(),
+      checkGrant: (payload, who) =>
+        this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
+      budgetFor: (who, requested) =>
+        this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
+    };
   }
 
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
