@@ -160,12 +160,15 @@ class TurnRun {
       let finish: Finish | undefined;
       // The turn's deadline holds during tools too: a command still running when it passes is
       // stopped (exec kills its process group) and the turn ends `deadline`, not at the next step.
-      const toolSignal = this.#boundedSignal();
+      const bounded = this.#bounded();
+      const toolSignal = bounded.signal;
       try {
         finish = await this.#runTools(calls, toolSignal);
       } catch (error) {
         // A tool interrupted by the turn's cancellation or deadline is not a failure of the turn.
         if (!toolSignal.aborted) throw error;
+      } finally {
+        bounded.dispose();
       }
       if (this.#signal.aborted)
         return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
@@ -198,13 +201,28 @@ class TurnRun {
     );
   }
 
-  /** The turn's cancellation, and its deadline when it has one. */
-  #boundedSignal(): AbortSignal {
+  /**
+   * The turn's cancellation, and its deadline when it has one; `dispose` clears the deadline's
+   * timer. The timer holds its controller: an `AbortSignal.timeout` only referenced through
+   * `AbortSignal.any` can be garbage-collected before it fires, and the deadline with it.
+   */
+  #bounded(): { signal: AbortSignal; dispose: () => void } {
     const remaining =
       this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
-    return remaining === undefined
-      ? this.#signal
-      : AbortSignal.any([this.#signal, AbortSignal.timeout(Math.max(1, remaining))]);
+    if (remaining === undefined) return { signal: this.#signal, dispose: () => undefined };
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => {
+        deadline.abort(new Error(`deadline of ${this.#bounds.deadlineMs ?? 0} ms passed`));
+      },
+      Math.max(1, remaining),
+    );
+    return {
+      signal: AbortSignal.any([this.#signal, deadline.signal]),
+      dispose: () => {
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** One model call, bounded by the turn's deadline; a stop when the call was cut short. */
@@ -225,7 +243,8 @@ class TurnRun {
         throw error;
       }
     }
-    const signal = this.#boundedSignal();
+    const bounded = this.#bounded();
+    const { signal } = bounded;
     const started = this.#now();
     this.#steps += 1;
     hooks?.onEvent?.('loop.step', { step: this.#steps });
@@ -256,6 +275,8 @@ class TurnRun {
           reason: `deadline of ${this.#bounds.deadlineMs ?? 0} ms passed during a model call`,
         };
       throw error;
+    } finally {
+      bounded.dispose();
     }
     this.#usage = addUsage(this.#usage, response.usage);
     hooks?.onUsage?.(response.usage);

@@ -61,8 +61,9 @@ describe('a deadline reached during a tool call', () => {
           server.url,
           '--model',
           'scripted',
+          // Long enough for the tree to reach its commands on a loaded machine.
           '--deadline',
-          '1s',
+          '5s',
           '--sandbox',
           'off',
           '--json',
