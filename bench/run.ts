@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
+import { benchDeadlineOvershoot } from './deadline-overshoot.js';
 import { benchDelegation } from './delegation.js';
 import { benchDetector } from './detector.js';
 import { benchIntel } from './intel.js';
@@ -16,6 +17,7 @@ import type { BenchResult } from './stats.js';
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
+  'deadline-overshoot': benchDeadlineOvershoot,
   delegation: benchDelegation,
   detector: benchDetector,
   intel: benchIntel,

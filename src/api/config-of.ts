@@ -36,6 +36,7 @@ export function configOf(options: ArborOptions): Record<string, unknown> {
       max_depth: limits.maxDepth,
       max_breadth: limits.maxBreadth,
       max_total: limits.maxTotal,
+      max_queued: limits.maxQueued,
       spawn_rate: limits.spawnRate,
     });
   if (grant !== undefined)

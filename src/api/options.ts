@@ -55,6 +55,8 @@ export interface LimitsOption {
   maxDepth?: number;
   maxBreadth?: number;
   maxTotal?: number;
+  /** Spawns that may wait at once for the spawn rate or a caller's breadth (default 64). */
+  maxQueued?: number;
   /** Spawns allowed per period across the run (`8/2s`). */
   spawnRate?: string;
 }

@@ -109,7 +109,13 @@ export function renderNode(node: TreeNode, now: number, subtree?: Usage): string
   const elapsed = ((node.endedAt ?? now) - node.createdAt) / 1000;
   const preview = node.instruction.replace(/\s+/g, ' ').slice(0, 60);
   const below = subtree === undefined ? '' : ` (subtree ${formatUsage(subtree)})`;
-  return `${indent}${mark} ${node.path} ${node.status} · step ${node.steps} · ${formatUsage(node.usage)}${below}${formatTrajectory(node)} · ${elapsed.toFixed(1)}s · ${preview}`;
+  return `${indent}${mark} ${node.path} ${node.status}${formatWaiting(node)} · step ${node.steps} · ${formatUsage(node.usage)}${below}${formatTrajectory(node)} · ${elapsed.toFixed(1)}s · ${preview}`;
+}
+
+/** Spawns of the node queued for the spawn rate or its breadth. */
+function formatWaiting(node: TreeNode): string {
+  const waiting = node.waitingSpawns ?? 0;
+  return waiting === 0 ? '' : ` (waiting to spawn ${waiting})`;
 }
 
 /** The node's runtime trust, once it is worth a glance: its risk and what it has taken in. */

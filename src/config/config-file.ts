@@ -122,6 +122,14 @@ export const ConfigFileSchema = z
           .positive()
           .optional()
           .describe('Nodes the run may create (default 64).'),
+        max_queued: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe(
+            "Spawns that may wait at once for the spawn rate or a caller's breadth (default 64); past it a spawn is refused.",
+          ),
         spawn_rate: z
           .string()
           .regex(/^\d+\/\d+(ms|s|m|h|d)$/, 'expected `COUNT/DURATION`, such as `8/2s`')

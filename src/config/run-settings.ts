@@ -115,6 +115,7 @@ export function resolveRunSettings(
       integer(pick('max-depth', 'ARBOR_MAX_DEPTH'), 0) ??
       config?.limits?.max_depth ??
       DEFAULTS.maxDepth,
+    maxQueued: () => config?.limits?.max_queued ?? DEFAULTS.maxQueued,
     spawnRate: () => spawnRateOf(config?.limits?.spawn_rate, flags.config),
     askFallback: () =>
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??

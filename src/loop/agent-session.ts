@@ -183,11 +183,17 @@ class TurnRun {
     pending: readonly ModelToolCall[],
   ): Promise<TurnReport | undefined> {
     let finish: Finish | undefined;
+    // The turn's deadline holds during tools too: a command still running when it passes is
+    // stopped (exec kills its process group) and the turn ends `deadline`, not at the next step.
+    const bounded = this.#bounded();
+    const toolSignal = bounded.signal;
     try {
-      finish = await this.#runTools(pending);
+      finish = await this.#runTools(pending, toolSignal);
     } catch (error) {
-      // A tool interrupted by the turn's cancellation is not a failure of the turn.
-      if (!this.#signal.aborted) throw error;
+      // A tool interrupted by the turn's cancellation or deadline is not a failure of the turn.
+      if (!toolSignal.aborted) throw error;
+    } finally {
+      bounded.dispose();
     }
     if (this.#signal.aborted) return this.#end('cancelled', `cancelled: ${reasonOf(this.#signal)}`);
     const { capture } = this.#options;
@@ -196,6 +202,11 @@ class TurnRun {
     // A `finish` whose result was recorded before the crash still ends the turn.
     finish ??= this.#recordedFinish(calls, pending);
     if (finish !== undefined) return this.#end(finishStatus(finish), finish.reason, finish);
+    if (toolSignal.aborted)
+      return this.#end(
+        'deadline',
+        `deadline of ${this.#bounds.deadlineMs ?? 0} ms passed during a tool call`,
+      );
     return undefined;
   }
 
@@ -254,6 +265,30 @@ class TurnRun {
     );
   }
 
+  /**
+   * The turn's cancellation, and its deadline when it has one; `dispose` clears the deadline's
+   * timer. The timer holds its controller: an `AbortSignal.timeout` only referenced through
+   * `AbortSignal.any` can be garbage-collected before it fires, and the deadline with it.
+   */
+  #bounded(): { signal: AbortSignal; dispose: () => void } {
+    const remaining =
+      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
+    if (remaining === undefined) return { signal: this.#signal, dispose: () => undefined };
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => {
+        deadline.abort(new Error(`deadline of ${this.#bounds.deadlineMs ?? 0} ms passed`));
+      },
+      Math.max(1, remaining),
+    );
+    return {
+      signal: AbortSignal.any([this.#signal, deadline.signal]),
+      dispose: () => {
+        clearTimeout(timer);
+      },
+    };
+  }
+
   /** One model call, bounded by the turn's deadline; a stop when the call was cut short. */
   async #callModel(): Promise<ModelResponse | Stop> {
     const { hooks, system, tools, logContent } = this.#options;
@@ -272,12 +307,8 @@ class TurnRun {
         throw error;
       }
     }
-    const remaining =
-      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
-    const signal =
-      remaining === undefined
-        ? this.#signal
-        : AbortSignal.any([this.#signal, AbortSignal.timeout(Math.max(1, remaining))]);
+    const bounded = this.#bounded();
+    const { signal } = bounded;
     const started = this.#now();
     this.#steps += 1;
     hooks?.onEvent?.('loop.step', { step: this.#steps });
@@ -308,6 +339,8 @@ class TurnRun {
           reason: `deadline of ${this.#bounds.deadlineMs ?? 0} ms passed during a model call`,
         };
       throw error;
+    } finally {
+      bounded.dispose();
     }
     this.#usage = addUsage(this.#usage, response.usage);
     hooks?.onUsage?.(response.usage);
@@ -334,7 +367,10 @@ class TurnRun {
   }
 
   /** Runs a round of tool calls; returns the model's `finish`, if it called it validly. */
-  async #runTools(calls: readonly ModelToolCall[]): Promise<Finish | undefined> {
+  async #runTools(
+    calls: readonly ModelToolCall[],
+    signal: AbortSignal,
+  ): Promise<Finish | undefined> {
     const { hooks, tools, logContent } = this.#options;
     this.#toolCalls += calls.length;
     let finish: Finish | undefined;
@@ -364,7 +400,7 @@ class TurnRun {
     );
     const { identity } = this.#options;
     const step = this.#steps;
-    const results = await runToolRound(calls, finishHost, this.#signal, {
+    const results = await runToolRound(calls, finishHost, signal, {
       onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
       logContent: logContent === true,
       now: this.#now,

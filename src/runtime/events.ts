@@ -27,6 +27,13 @@ export interface EventFields {
   };
   'protocol.violation': { code: string; line: number; reason: string; excerpt: string };
   'spawn.refused': { reason: string };
+  /**
+   * A spawn over the spawn rate, or over its caller's breadth, waits (`waitMs`: until the next
+   * rate slot); `queued` spawns of the run wait now.
+   */
+  'spawn.waiting': { for: 'rate' | 'breadth'; waitMs?: number; reason: string; queued: number };
+  /** The wait is over (the spawn then goes through the chokepoint again). */
+  'spawn.waited': { for: 'rate' | 'breadth'; waitedMs: number };
   'tools.gated': { gated: string[]; routedServers: string[] };
   'loop.step': { step: number };
   'loop.stop': { status: string; reason?: string };
@@ -122,6 +129,8 @@ export const EVENT_TYPES = [
   'child.killed',
   'protocol.violation',
   'spawn.refused',
+  'spawn.waiting',
+  'spawn.waited',
   'tools.gated',
   'loop.step',
   'loop.stop',

@@ -65,7 +65,7 @@ export function leafDispatcher(
             },
           ];
     });
-    const spawned = options.supervisor.spawnChild(
+    const spawned = await options.supervisor.spawnChild(
       options.planNode,
       {
         instruction: leaf.instruction,

@@ -108,6 +108,7 @@ export class Runtime {
         maxDepth: config.maxDepth,
         maxBreadth: Math.max(config.maxBreadth, extra.breadth ?? 0),
         maxTotal: config.maxTotal + (extra.total ?? 0),
+        maxQueued: config.maxQueued,
       },
       rate: { count: config.spawnRate.count + (extra.rate ?? 0), perMs: config.spawnRate.perMs },
       humans: start.humans,

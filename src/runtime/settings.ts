@@ -25,6 +25,8 @@ export interface RunConfig {
   maxDepth: number;
   maxBreadth: number;
   maxTotal: number;
+  /** Spawns that may wait at once for the spawn rate or a caller's breadth. */
+  maxQueued: number;
   spawnRate: { count: number; perMs: number };
   /** The run's grant: every node holds at most this. */
   grant: Caveats;
@@ -47,6 +49,7 @@ export const DEFAULTS = {
   maxDepth: 3,
   maxBreadth: 8,
   maxTotal: 64,
+  maxQueued: 64,
   /** At most 8 spawns per 2 s across the run. */
   spawnRate: { count: 8, perMs: 2_000 },
   askFallback: 'fail',
@@ -58,6 +61,7 @@ export const DEFAULTS = {
   maxDepth: number;
   maxBreadth: number;
   maxTotal: number;
+  maxQueued: number;
   spawnRate: { count: number; perMs: number };
   askFallback: 'fail' | 'wait';
   swapPolicy: SwapPolicy;

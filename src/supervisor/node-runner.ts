@@ -96,12 +96,20 @@ export class NodeRunner {
     return sent;
   }
 
-  /** Stops the node for good (no restart) through the kill ladder. */
-  stop(reason: string, options: { force?: boolean } = {}): Promise<LadderOutcome | undefined> {
+  /**
+   * Stops the node for good (no restart) through the kill ladder; `status` is what it ends with
+   * when the stop decides (`cancelled` unless a deadline is the cause).
+   */
+  stop(
+    reason: string,
+    options: { force?: boolean; status?: 'cancelled' | 'deadline' } = {},
+  ): Promise<LadderOutcome | undefined> {
     this.#stopped.abort(reason);
     return (
-      this.#run?.stop(reason, { status: 'cancelled', force: options.force === true }) ??
-      Promise.resolve(undefined)
+      this.#run?.stop(reason, {
+        status: options.status ?? 'cancelled',
+        force: options.force === true,
+      }) ?? Promise.resolve(undefined)
     );
   }
 

@@ -81,6 +81,7 @@ export class ProcessRun {
   #lastProgressAt: number;
   #lastPongAt: number;
   #deadlineAt: number | undefined;
+  #deadlineTimer: NodeJS.Timeout | undefined;
   #pingSeq = 0;
   #pinger: NodeJS.Timeout | undefined;
   readonly #payload: SpawnPayload;
@@ -125,6 +126,7 @@ export class ProcessRun {
     }, options.timing.readyTimeoutMs);
     this.result = this.#child.exited.then(async (exit) => {
       clearTimeout(readyTimer);
+      clearTimeout(this.#deadlineTimer);
       if (this.#pinger !== undefined) clearInterval(this.#pinger);
       const teardown = this.#ladder === undefined ? undefined : await this.#ladder;
       if (!this.#isReady) this.#rejectReady(this.#spawnError(exit));
@@ -167,6 +169,7 @@ export class ProcessRun {
     } else if (frame.type === 'turn') {
       // A warm session between turns is idle: no deadline until the next inject.
       this.#deadlineAt = undefined;
+      clearTimeout(this.#deadlineTimer);
     } else if (frame.type === 'tool_request') {
       void this.#serveTool(frame);
     } else if (frame.type === 'budget_request') {
@@ -250,11 +253,7 @@ export class ProcessRun {
     );
     if (!needsTeardown(health)) return;
     if (health === 'deadline_exceeded') {
-      const ms = this.#payload.limits.deadline_ms ?? 0;
-      void this.#beginTeardown({
-        status: 'deadline',
-        reason: `deadline of ${ms} ms (+${this.#options.timing.deadlineGraceMs} ms grace) passed`,
-      });
+      this.#deadlinePassed();
     } else {
       void this.#beginTeardown({
         status: 'crashed',
@@ -282,10 +281,31 @@ export class ProcessRun {
     return this.#ladder;
   }
 
+  /**
+   * The hard deadline: the child's own deadline plus the grace, on a timer of its own so teardown
+   * starts when it passes, not at the next ping.
+   */
   #armDeadline(): void {
+    clearTimeout(this.#deadlineTimer);
     const ms = this.#payload.limits.deadline_ms;
-    this.#deadlineAt =
-      ms === undefined ? undefined : this.#now() + ms + this.#options.timing.deadlineGraceMs;
+    if (ms === undefined) {
+      this.#deadlineAt = undefined;
+      return;
+    }
+    const afterMs = ms + this.#options.timing.deadlineGraceMs;
+    this.#deadlineAt = this.#now() + afterMs;
+    this.#deadlineTimer = setTimeout(() => {
+      this.#deadlinePassed();
+    }, afterMs);
+  }
+
+  #deadlinePassed(): void {
+    if (this.#child.hasExited() || this.#teardown !== undefined) return;
+    const ms = this.#payload.limits.deadline_ms ?? 0;
+    void this.#beginTeardown({
+      status: 'deadline',
+      reason: `deadline of ${ms} ms (+${this.#options.timing.deadlineGraceMs} ms grace) passed`,
+    });
   }
 
   #spawnError(exit: ProcessExit): ArborError {
@@ -294,10 +314,26 @@ export class ProcessRun {
   }
 
   #end(exit: ProcessExit, ladder: LadderOutcome | undefined): ChildEnd {
-    if (this.#terminal !== undefined)
-      return { ...this.#terminal, exit, ...(ladder === undefined ? {} : { teardown: ladder }) };
-    return syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder);
+    if (this.#terminal === undefined)
+      return syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder);
+    return {
+      ...deadlineWins(this.#terminal, this.#teardown),
+      exit,
+      ...(ladder === undefined ? {} : { teardown: ladder }),
+    };
   }
+}
+
+/**
+ * A child torn down because its deadline passed answers the `cancel` it was sent with a
+ * `cancelled` result; the cause was the deadline, and the node ends with that status.
+ */
+function deadlineWins(terminal: TerminalReport, teardown: Teardown | undefined): TerminalReport {
+  if (teardown?.status !== 'deadline' || terminal.outcome.status !== 'cancelled') return terminal;
+  return {
+    ...terminal,
+    outcome: { ...terminal.outcome, status: 'deadline', reason: teardown.reason },
+  };
 }
 
 function missingCommand(): never {

@@ -23,9 +23,19 @@ export interface SpawnLimits {
   maxBreadth: number;
   /** Nodes the run may create in all, the root excluded. */
   maxTotal: number;
+  /**
+   * Spawns that may wait at once across the run, for the spawn rate or their caller's breadth;
+   * past it a spawn is refused instead of queued.
+   */
+  maxQueued?: number;
 }
 
-export const DEFAULT_SPAWN_LIMITS: SpawnLimits = { maxDepth: 3, maxBreadth: 8, maxTotal: 64 };
+export const DEFAULT_SPAWN_LIMITS: SpawnLimits = {
+  maxDepth: 3,
+  maxBreadth: 8,
+  maxTotal: 64,
+  maxQueued: 64,
+};
 
 /** What the chokepoint needs to know about the caller: its record, never its claims. */
 export interface Caller {
@@ -66,21 +76,31 @@ export interface Refused {
   ok: false;
   /** Says which limit or rule refused, with numbers: "depth 2 exceeds max_depth 1". */
   reason: string;
+  /** Set when the refusal holds only for now: the spawn may wait for this, then try again. */
+  wait?: SpawnWait;
 }
+
+/** What a spawn over a passing limit waits for: one of its caller's children to end, or time. */
+export type SpawnWait = { for: 'breadth' } | { for: 'rate'; ms: number };
 
 /**
  * The one function every spawn goes through — `subagent.run`, a plan leaf — with its gates in
  * order: instruction, mode, depth (from the caller's record), breadth, total, spawn rate, budget,
  * then the child's grant is narrowed from the caller's and checked (servers, tools, caveats,
  * trifecta and policy, provider capabilities). A refusal is returned, never thrown: the model
- * reads it as a tool error and can adapt.
+ * reads it as a tool error and can adapt. Breadth and rate refusals say what to wait for: the
+ * supervisor queues those spawns (`SpawnQueue`) rather than refusing them outright.
  */
 export function admitSpawn(
   caller: Caller,
   args: SubagentRunArgs,
   context: ChokepointContext,
 ): Admitted | Refused {
-  const refuse = (reason: string): Refused => ({ ok: false, reason });
+  const refuse = (reason: string, wait?: SpawnWait): Refused => ({
+    ok: false,
+    reason,
+    ...(wait === undefined ? {} : { wait }),
+  });
   if (args.instruction.trim() === '')
     return refuse('the instruction is empty: say what the sub-agent should do');
   const mode = args.mode ?? 'sync';
@@ -90,6 +110,7 @@ export function admitSpawn(
   if (caller.liveChildren >= context.limits.maxBreadth) {
     return refuse(
       `breadth: node ${caller.node.path} already has ${caller.liveChildren} running sub-agents (max_breadth ${context.limits.maxBreadth})`,
+      caller.liveChildren > 0 ? { for: 'breadth' } : undefined,
     );
   }
   const spawned = context.tree.size - 1;
@@ -98,7 +119,10 @@ export function admitSpawn(
       `total: the run already has ${spawned} sub-agents (max_total ${context.limits.maxTotal})`,
     );
   if (!context.rate.take(context.now))
-    return refuse('spawn rate exceeded: wait before starting more sub-agents');
+    return refuse('spawn rate exceeded: wait before starting more sub-agents', {
+      for: 'rate',
+      ms: context.rate.msUntilToken(context.now),
+    });
   const budget = context.budgetFor?.(caller, args.budget);
   if (budget !== undefined && !budget.ok) return refuse(budget.reason);
 

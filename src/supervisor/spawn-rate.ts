@@ -17,13 +17,24 @@ export class SpawnRate {
 
   /** Takes a token if one is left; false means the rate is exceeded. */
   take(now: number): boolean {
+    this.#refill(now);
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+
+  /** Milliseconds until the next token (0 when one is left). */
+  msUntilToken(now: number): number {
+    this.#refill(now);
+    if (this.#tokens >= 1) return 0;
+    return Math.ceil(((1 - this.#tokens) * this.#perMs) / this.#count);
+  }
+
+  #refill(now: number): void {
     this.#tokens = Math.min(
       this.#count,
       this.#tokens + ((now - this.#at) * this.#count) / this.#perMs,
     );
     this.#at = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
   }
 }

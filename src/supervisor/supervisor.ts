@@ -23,9 +23,16 @@ import {
   type NodeOwner,
 } from './node-lifecycle.js';
 import type { ProviderName } from './providers.js';
-import { admitSpawn, DEFAULT_SPAWN_LIMITS, type SpawnLimits } from './spawn-chokepoint.js';
+import {
+  admitSpawn,
+  DEFAULT_SPAWN_LIMITS,
+  type Admitted,
+  type ChokepointContext,
+  type SpawnLimits,
+} from './spawn-chokepoint.js';
+import { SpawnQueue, waitNotes } from './spawn-queue.js';
 import { SpawnRate } from './spawn-rate.js';
-import { endedChild, ResumedRun, resumeTemplate } from './resumed-run.js';
+import { endedChild, ResumedRun, resumeTemplate, type Reattach } from './resumed-run.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
@@ -46,6 +53,7 @@ export class Supervisor {
   /** Every node started, running or ended, for status queries. */
   readonly #all = new Map<string, LiveNode>();
   readonly #rate: SpawnRate;
+  readonly #queue: SpawnQueue;
   readonly #limits: SpawnLimits;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
@@ -69,6 +77,10 @@ export class Supervisor {
       this.tree.restore(options.resume.nodes, (id) => resumed.steps(id));
     }
     this.#rate = new SpawnRate(options.rate?.count ?? 8, options.rate?.perMs ?? 2_000, this.#now());
+    this.#queue = new SpawnQueue(
+      this.#limits.maxQueued ?? DEFAULT_SPAWN_LIMITS.maxQueued ?? 64,
+      this.#now,
+    );
     this.#humans = new HumanGates({
       store: options.store,
       runId: options.runId,
@@ -257,13 +269,17 @@ export class Supervisor {
     this.#options.onEvent?.({ type: 'node', node: plan.node });
   }
 
-  /** Mints a child of `caller` through the chokepoint and starts it. */
-  spawnChild(
+  /**
+   * Mints a child of `caller` through the chokepoint and starts it. A spawn over the rate, or over
+   * the caller's breadth while its other children run, waits in the queue first (recorded as
+   * `spawn.waiting` and `spawn.waited` on the caller).
+   */
+  async spawnChild(
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[] = [],
     placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
-  ): { ok: true; child: LiveNode } | { ok: false; reason: string } {
+  ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }> {
     const reattach = this.#resumed?.claim(caller.node.id, args.instruction);
     if (reattach?.kind === 'ended') {
       // Finished before the crash: its recorded result stands, and it is not run again.
@@ -276,36 +292,61 @@ export class Supervisor {
       this.#recordId(child.node.id, 'node.reused', { status: reattach.record.status });
       return { ok: true, child };
     }
-    const decision = admitSpawn(
-      {
-        node: caller.node,
-        payload: caller.payload,
-        liveChildren: caller.node.children.filter((id) => this.#live.has(id)).length,
-      },
-      args,
-      {
-        tree: this.tree,
-        // A child re-spawned after a crash was admitted the first time: only its grant is minted again.
-        limits:
-          reattach === undefined
-            ? this.#limits
-            : { ...this.#limits, maxBreadth: Infinity, maxTotal: Infinity },
-        rate: reattach === undefined ? this.#rate : new SpawnRate(1, 1, this.#now()),
-        cwd: this.#options.cwd ?? process.cwd(),
-        now: this.#now(),
-        checkGrant: (payload, who) =>
-          this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
-        budgetFor: (who, requested) =>
-          this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
-      },
-    );
-    if (!decision.ok) {
-      this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
-      return decision;
+    if (reattach !== undefined) {
+      // Re-spawned after a crash: it was admitted the first time, only its grant is minted again.
+      const decision = admitSpawn(
+        { node: caller.node, payload: caller.payload, liveChildren: 0 },
+        args,
+        {
+          ...this.#chokepoint(),
+          limits: { ...this.#limits, maxBreadth: Infinity, maxTotal: Infinity },
+          rate: new SpawnRate(1, 1, this.#now()),
+        },
+      );
+      if (!decision.ok) {
+        this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
+        return decision;
+      }
+      return { ok: true, child: this.#startChild(caller, decision, history, placement, reattach) };
     }
+    const running = (): LiveNode[] =>
+      caller.node.children.flatMap((id) => this.#live.get(id) ?? []);
+    const { node: at } = caller;
+    // Admitted and started in one synchronous step: two spawns of one caller never both pass
+    // the breadth check before either has started.
+    const started = await this.#queue.admit({
+      admit: () => {
+        const decision = admitSpawn(
+          { node: at, payload: caller.payload, liveChildren: running().length },
+          args,
+          this.#chokepoint(),
+        );
+        return decision.ok
+          ? { ok: true, child: this.#startChild(caller, decision, history, placement) }
+          : decision;
+      },
+      deadlineAt: callerBudget(at, caller.payload).deadlineAt,
+      childEnded: () => Promise.race(running().map((child) => child.ended())),
+      signal: caller.stopped.signal,
+      ...waitNotes(at, (kind, fields) => {
+        this.#recordId(at.id, kind, fields);
+        this.#options.onEvent?.({ type: 'node', node: at });
+      }),
+    });
+    if (!started.ok) this.#recordId(at.id, 'spawn.refused', { reason: started.reason });
+    return started.ok ? started : { ok: false, reason: started.reason };
+  }
+
+  #startChild(
+    caller: LiveNode,
+    decision: Admitted,
+    history: TranscriptMessage[],
+    placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] },
+    reattach?: Extract<Reattach, { kind: 'respawn' }>,
+  ): LiveNode {
     const node =
       reattach === undefined
-        ? this.tree.mintChild(caller.node.id, args.instruction, this.#now())
+        ? this.tree.mintChild(caller.node.id, decision.payload.instruction, this.#now())
         : this.tree.require(reattach.record.id);
     // Only a fork starts from the caller's conversation; every other child starts fresh (and a
     // resumed caller's transcript is its own, never its child's).
@@ -321,7 +362,7 @@ export class Supervisor {
       reattach === undefined ? forked : resumeTemplate(forked, node, reattach.transcript);
     this.#budget.open(node.id, caller.node.id, decision.grant);
     if (reattach !== undefined) this.#budget.ledger.record(node.id, reattach.record.usage);
-    const child = this.#start(
+    return this.#start(
       node,
       this.#mint(node, template),
       placement.mode ?? decision.mode,
@@ -329,7 +370,20 @@ export class Supervisor {
       placement.cwd,
       reattach === undefined ? undefined : this.#resumed,
     );
-    return { ok: true, child };
+  }
+
+  #chokepoint(): ChokepointContext {
+    return {
+      tree: this.tree,
+      limits: this.#limits,
+      rate: this.#rate,
+      cwd: this.#options.cwd ?? process.cwd(),
+      now: this.#now(),
+      checkGrant: (payload, who) =>
+        this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
+      budgetFor: (who, requested) =>
+        this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
+    };
   }
 
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
@@ -380,11 +434,16 @@ export class Supervisor {
     live.stopped.abort('the node ended');
     this.#live.delete(live.node.id);
     live.markEnded(end);
-    // Children are linked to their parent: when it ends, those not detached are stopped.
+    // Children are linked to their parent: when it ends, those not detached are stopped. A
+    // parent's deadline is theirs too: they end `deadline`, not `cancelled`.
+    const byDeadline = end.outcome.status === 'deadline';
+    const why = byDeadline ? `the deadline of parent ${live.node.id} passed` : undefined;
     for (const id of live.node.children) {
       const child = this.#live.get(id);
       if (child !== undefined && child.mode !== 'detached')
-        void this.#stopSubtree(child.node, `parent ${live.node.id} ended`, false);
+        void this.#stopSubtree(child.node, why ?? `parent ${live.node.id} ended`, false, {
+          status: byDeadline ? 'deadline' : 'cancelled',
+        });
     }
   }
 
@@ -418,7 +477,12 @@ export class Supervisor {
   }
 
   /** Stops a node and its subtree, deepest first, and waits until they have ended. */
-  async #stopSubtree(root: TreeNode, reason: string, force: boolean): Promise<void> {
+  async #stopSubtree(
+    root: TreeNode,
+    reason: string,
+    force: boolean,
+    options: { status?: 'cancelled' | 'deadline' } = {},
+  ): Promise<void> {
     const targets = this.tree
       .deepestFirst(root.id)
       .map((n) => this.#live.get(n.id))
@@ -428,7 +492,10 @@ export class Supervisor {
       target.stopped.abort(reason);
     }
     await Promise.all(
-      targets.map((target) => target.runner?.stop(reason, { force }) ?? Promise.resolve(undefined)),
+      targets.map(
+        (target) =>
+          target.runner?.stop(reason, { force, ...options }) ?? Promise.resolve(undefined),
+      ),
     );
     await Promise.all(targets.map((target) => target.ended()));
   }

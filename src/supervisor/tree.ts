@@ -22,6 +22,8 @@ export interface TreeNode {
    * latest its child reported; absent until it reports.
    */
   trajectory?: TrajectoryEvent;
+  /** Spawns of this node waiting in the queue (for the spawn rate or its breadth); absent: none. */
+  waitingSpawns?: number;
 }
 
 /**

@@ -26,6 +26,11 @@ describe('LiveTree', () => {
       '  ✓ 0.1 completed · step 1 · 100 tok · risk 0.42 exposed+sensitive · 2.0s · Read the README',
     );
     delete child.trajectory;
+    root.waitingSpawns = 2;
+    expect(renderNode(root, 4_000)).toBe(
+      '● 0 running (waiting to spawn 2) · step 3 · 1.5k tok $0.0042 · 4.0s · Summarise the repository and file issues',
+    );
+    delete root.waitingSpawns;
 
     let out = '';
     const sink = new Writable({

@@ -141,29 +141,94 @@ describe('delegation through subagent_run', () => {
     expect(result?.content).toContain('subagent.run refused: depth 1 exceeds max_depth 0');
   });
 
-  it('refuses a spawn beyond max_breadth, naming the limit', async () => {
+  it('makes a spawn beyond max_breadth wait for a running sub-agent to end, then runs it', async () => {
     const slow = {
       match: { contains: 'Slow task' },
-      steps: [{ text: 'slow done', delay_ms: 1_500 }],
+      steps: [{ text: 'slow done', delay_ms: 300 }],
     };
     const root = {
       steps: [
         {
           tool_calls: ['one', 'two', 'three'].map((n) => ({
             name: 'subagent.run',
-            args: { instruction: `Slow task ${n}`, mode: 'async', provider: 'spawn' },
+            args: { instruction: `Slow task ${n}`, provider: 'spawn' },
           })),
         },
-        { text: 'spawned what I could' },
+        { text: 'all three done' },
       ],
     };
     const config = await writeConfig('[limits]\nmax_breadth = 2\n');
-    const { code, server } = await run({ scripts: [slow, root] }, ['--config', config]);
+    const { code, server, report, stderr } = await run({ scripts: [slow, root] }, [
+      '--config',
+      config,
+    ]);
+    expect(code).toBe(0);
+    const results = toolResults(requestsOf(server, 'Coordinate the research.').at(-1)?.body);
+    expect(results.map((r) => r.content).filter((c) => c.includes('refused'))).toEqual([]);
+    expect(report?.nodes.map((n) => n.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    const waits = stderr
+      .split('\n')
+      .filter((line) => line.includes('"spawn.waiting"'))
+      .map((line) => JSON.parse(line) as { path: string; for: string });
+    expect(waits).toEqual([expect.objectContaining({ path: '0', for: 'breadth' })]);
+  });
+
+  it('runs a fan-out larger than the spawn rate and the breadth: every spawn waits its turn', async () => {
+    const leaf = { match: { contains: 'Part' }, steps: [{ text: 'part done' }] };
+    const fanOut = (from: number) => ({
+      tool_calls: Array.from({ length: 10 }, (_, i) => ({
+        name: 'subagent.run',
+        args: { instruction: `Part ${from + i}`, provider: 'spawn' },
+      })),
+    });
+    // A step answers a conversation holding that many tool results: 0, then 10, then 20.
+    const root = {
+      steps: Array.from({ length: 21 }, (_, n) =>
+        n === 0 ? fanOut(1) : n === 10 ? fanOut(11) : { text: 'all parts done' },
+      ),
+    };
+    const config = await writeConfig('[limits]\nmax_breadth = 4\nspawn_rate = "3/300ms"\n');
+    const { code, report, stderr } = await run({ scripts: [leaf, root] }, ['--config', config]);
+    expect(code).toBe(0);
+    expect(report?.result).toBe('all parts done');
+    expect(report?.nodes).toHaveLength(21);
+    expect(report?.nodes.every((n) => n.status === 'completed')).toBe(true);
+    expect(stderr).not.toContain('"spawn.refused"');
+    const waitedFor = new Set(
+      stderr
+        .split('\n')
+        .filter((line) => line.includes('"spawn.waiting"'))
+        .map((line) => (JSON.parse(line) as { for: string }).for),
+    );
+    expect(waitedFor).toEqual(new Set(['rate', 'breadth']));
+  });
+
+  it('refuses at max_total without waiting, naming the limit', async () => {
+    const leaf = { match: { contains: 'Part' }, steps: [{ text: 'part done' }] };
+    const root = {
+      steps: [
+        {
+          tool_calls: [1, 2, 3].map((n) => ({
+            name: 'subagent.run',
+            args: { instruction: `Part ${n}`, provider: 'spawn' },
+          })),
+        },
+        { text: 'done' },
+      ],
+    };
+    const config = await writeConfig('[limits]\nmax_total = 2\n');
+    const { code, server, stderr } = await run({ scripts: [leaf, root] }, ['--config', config]);
     expect(code).toBe(0);
     const results = toolResults(requestsOf(server, 'Coordinate the research.').at(-1)?.body);
     expect(results.map((r) => r.content).filter((c) => c.includes('refused'))).toEqual([
-      'subagent.run refused: breadth: node 0 already has 2 running sub-agents (max_breadth 2)',
+      'subagent.run refused: total: the run already has 2 sub-agents (max_total 2)',
     ]);
+    expect(stderr).not.toContain('"spawn.waiting"');
   });
 
   it('ignores an allow-list smuggled in through context and narrows the child as asked', async () => {

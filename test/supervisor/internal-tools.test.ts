@@ -25,7 +25,7 @@ function setup(
   const live = new LiveNode(tree.mintRoot('root', 0), testPayload(), 'root', 'process');
   const context: InternalToolContext = {
     subagents: {
-      spawn: () => ({ ok: false, reason: 'no' }),
+      spawn: () => Promise.resolve({ ok: false as const, reason: 'no' }),
       children: () => [],
       stopSubtree: () => Promise.resolve(),
       inject: () => false,

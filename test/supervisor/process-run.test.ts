@@ -98,4 +98,22 @@ describe('ProcessRun with misbehaving children', () => {
     expect(end.outcome.reason).toContain('deadline of 300 ms');
     expect(end.exit.signal).toBe('SIGKILL');
   });
+
+  it('tears a child down on its own deadline timer, before any ping, and ends it `deadline` though it answers the cancel with `cancelled`', async () => {
+    const frames: AgentFrame[] = [];
+    // Pings every 5 s: a teardown that waited for the ping tick would come after one.
+    const run = new ProcessRun(testPayload({ limits: { deadline_ms: 100 } }), {
+      command: fixtureChild('overstays-deadline'),
+      env: { PATH: process.env.PATH },
+      timing: { ...FAST_TIMING, pongTimeoutMs: 60_000, progressTimeoutMs: 60_000 },
+      handlers: handlers(frames),
+    });
+    await run.ready();
+    const end = await run.result;
+    expect(end.via).toBe('result');
+    expect(end.outcome.status).toBe('deadline');
+    expect(end.outcome.reason).toContain('deadline of 100 ms');
+    expect(end.teardown?.steps.map((s) => s.step)).toEqual(['cancel']);
+    expect(frames.filter((f) => f.type === 'event' && f.event === 'pinged')).toEqual([]);
+  });
 });

@@ -62,6 +62,22 @@ const args = (extra: Partial<SubagentRunArgs> = {}): SubagentRunArgs => ({
 });
 
 describe('admitSpawn: gates in order, each refusal naming its limit', () => {
+  it('says what a breadth refusal may wait for, and that a total refusal may not', () => {
+    const ctx = context({ limits: { maxDepth: 3, maxBreadth: 1, maxTotal: 64 } });
+    expect(admitSpawn(caller(rootPayload(), 1, ctx.tree), args(), ctx)).toMatchObject({
+      ok: false,
+      wait: { for: 'breadth' },
+    });
+    ctx.tree.mintChild('n0', 'a', 0);
+    const full = context({ tree: ctx.tree, limits: { maxDepth: 3, maxBreadth: 8, maxTotal: 1 } });
+    const refused = admitSpawn(caller(rootPayload(), 0, ctx.tree), args(), full);
+    expect(refused).toMatchObject({
+      ok: false,
+      reason: 'total: the run already has 1 sub-agents (max_total 1)',
+    });
+    expect(refused).not.toHaveProperty('wait');
+  });
+
   it('refuses an empty instruction before anything else', () => {
     const ctx = context({ limits: { maxDepth: 0, maxBreadth: 0, maxTotal: 0 } });
     expect(
@@ -97,6 +113,7 @@ describe('admitSpawn: gates in order, each refusal naming its limit', () => {
     expect(admitSpawn(who, args(), ctx)).toMatchObject({
       ok: false,
       reason: 'spawn rate exceeded: wait before starting more sub-agents',
+      wait: { for: 'rate', ms: 2_000 },
     });
   });
 

@@ -19,7 +19,7 @@ export interface SubagentApi {
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[],
-  ): { ok: true; child: LiveNode } | { ok: false; reason: string };
+  ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }>;
   /** The caller's direct children. */
   children(caller: LiveNode): LiveNode[];
   /** Stops a node and its subtree, deepest first. */
@@ -78,7 +78,7 @@ export const subagentTools = {
     args: SubagentRunArgs,
     history: TranscriptMessage[],
   ): Promise<ToolAnswer> {
-    const spawned = api.spawn(caller, args, history);
+    const spawned = await api.spawn(caller, args, history);
     if (!spawned.ok) return fail(`subagent.run refused: ${spawned.reason}`);
     const target = spawned.child;
     if (target.mode !== 'sync')
