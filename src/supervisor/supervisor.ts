@@ -23,21 +23,14 @@ import {
   type NodeOwner,
 } from './node-lifecycle.js';
 import type { ProviderName } from './providers.js';
-import {
-  admitSpawn,
-  DEFAULT_SPAWN_LIMITS,
-  type Admitted,
-  type ChokepointContext,
-  type SpawnLimits,
-} from './spawn-chokepoint.js';
-import { SpawnQueue, waitNotes } from './spawn-queue.js';
-import { SpawnRate } from './spawn-rate.js';
+import { DEFAULT_SPAWN_LIMITS, type Admitted } from './spawn-chokepoint.js';
+import { SpawnDoor } from './spawn-door.js';
 import { endedChild, ResumedRun, resumeTemplate, type Reattach } from './resumed-run.js';
 import { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
-import { Budget, type CallerBudget } from './budget/index.js';
+import { Budget } from './budget/index.js';
 
 /**
  * The supervisor owns the tree: it mints every node through one chokepoint, starts its child with
@@ -52,9 +45,7 @@ export class Supervisor {
   readonly #live = new Map<string, LiveNode>();
   /** Every node started, running or ended, for status queries. */
   readonly #all = new Map<string, LiveNode>();
-  readonly #rate: SpawnRate;
-  readonly #queue: SpawnQueue;
-  readonly #limits: SpawnLimits;
+  readonly #door: SpawnDoor;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
   readonly #environment: NodeEnvironment;
@@ -66,7 +57,6 @@ export class Supervisor {
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
-    this.#limits = options.limits ?? DEFAULT_SPAWN_LIMITS;
     this.#budget = new Budget(
       options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
       options.store,
@@ -76,11 +66,6 @@ export class Supervisor {
       this.#resumed = resumed;
       this.tree.restore(options.resume.nodes, (id) => resumed.steps(id));
     }
-    this.#rate = new SpawnRate(options.rate?.count ?? 8, options.rate?.perMs ?? 2_000, this.#now());
-    this.#queue = new SpawnQueue(
-      this.#limits.maxQueued ?? DEFAULT_SPAWN_LIMITS.maxQueued ?? 64,
-      this.#now,
-    );
     this.#humans = new HumanGates({
       store: options.store,
       runId: options.runId,
@@ -101,6 +86,21 @@ export class Supervisor {
         this.#recordId(nodeId, kind, fields);
       },
       ...(options.hostTools === undefined ? {} : { hostTools: options.hostTools }),
+    });
+    this.#door = new SpawnDoor({
+      tree: this.tree,
+      limits: options.limits ?? DEFAULT_SPAWN_LIMITS,
+      rate: { count: options.rate?.count ?? 8, perMs: options.rate?.perMs ?? 2_000 },
+      budget: this.#budget,
+      cwd,
+      now: this.#now,
+      checkGrant: (payload, who) =>
+        this.#gate.checkTrifecta(payload) ?? options.checkGrant?.(payload, who),
+      running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
+      record: (nodeId, kind, fields) => {
+        this.#recordId(nodeId, kind, fields);
+      },
+      changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
     this.#environment = {
       runId: options.runId,
@@ -294,47 +294,13 @@ export class Supervisor {
     }
     if (reattach !== undefined) {
       // Re-spawned after a crash: it was admitted the first time, only its grant is minted again.
-      const decision = admitSpawn(
-        { node: caller.node, payload: caller.payload, liveChildren: 0 },
-        args,
-        {
-          ...this.#chokepoint(),
-          limits: { ...this.#limits, maxBreadth: Infinity, maxTotal: Infinity },
-          rate: new SpawnRate(1, 1, this.#now()),
-        },
-      );
-      if (!decision.ok) {
-        this.#recordId(caller.node.id, 'spawn.refused', { reason: decision.reason });
-        return decision;
-      }
+      const decision = this.#door.readmit(caller, args);
+      if (!decision.ok) return decision;
       return { ok: true, child: this.#startChild(caller, decision, history, placement, reattach) };
     }
-    const running = (): LiveNode[] =>
-      caller.node.children.flatMap((id) => this.#live.get(id) ?? []);
-    const { node: at } = caller;
-    // Admitted and started in one synchronous step: two spawns of one caller never both pass
-    // the breadth check before either has started.
-    const started = await this.#queue.admit({
-      admit: () => {
-        const decision = admitSpawn(
-          { node: at, payload: caller.payload, liveChildren: running().length },
-          args,
-          this.#chokepoint(),
-        );
-        return decision.ok
-          ? { ok: true, child: this.#startChild(caller, decision, history, placement) }
-          : decision;
-      },
-      deadlineAt: callerBudget(at, caller.payload).deadlineAt,
-      childEnded: () => Promise.race(running().map((child) => child.ended())),
-      signal: caller.stopped.signal,
-      ...waitNotes(at, (kind, fields) => {
-        this.#recordId(at.id, kind, fields);
-        this.#options.onEvent?.({ type: 'node', node: at });
-      }),
-    });
-    if (!started.ok) this.#recordId(at.id, 'spawn.refused', { reason: started.reason });
-    return started.ok ? started : { ok: false, reason: started.reason };
+    return this.#door.admit(caller, args, (decision) =>
+      this.#startChild(caller, decision, history, placement),
+    );
   }
 
   #startChild(
@@ -370,20 +336,6 @@ export class Supervisor {
       placement.cwd,
       reattach === undefined ? undefined : this.#resumed,
     );
-  }
-
-  #chokepoint(): ChokepointContext {
-    return {
-      tree: this.tree,
-      limits: this.#limits,
-      rate: this.#rate,
-      cwd: this.#options.cwd ?? process.cwd(),
-      now: this.#now(),
-      checkGrant: (payload, who) =>
-        this.#gate.checkTrifecta(payload) ?? this.#options.checkGrant?.(payload, who),
-      budgetFor: (who, requested) =>
-        this.#budget.share(callerBudget(who.node, who.payload), requested, this.#now()),
-    };
   }
 
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
@@ -510,15 +462,4 @@ export class Supervisor {
     });
     if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
   }
-}
-
-function callerBudget(node: TreeNode, payload: SpawnPayload): CallerBudget {
-  const deadline = payload.limits.deadline_ms;
-  return {
-    id: node.id,
-    path: node.path,
-    steps: node.steps,
-    maxSteps: payload.limits.max_steps,
-    deadlineAt: deadline === undefined ? undefined : node.createdAt + deadline,
-  };
 }
