@@ -33,6 +33,10 @@ export class NodeRunner {
   /** Injected messages not yet answered by a `turn` frame, oldest first, and the run each went to. */
   #unanswered: { message: string; sentTo: ProcessRun | undefined }[] = [];
   #turnsSeen = 0;
+  /** A turn has answered the instruction: a restarted child that answers it again is not heard. */
+  #instructionAnswered = false;
+  /** The `cancel` that closes the session, once asked for, and the run it last went to. */
+  #closing: { frame: ControlFrame; sentTo: ProcessRun | undefined } | undefined;
 
   constructor(options: NodeRunnerOptions) {
     this.#options = options;
@@ -60,6 +64,11 @@ export class NodeRunner {
           if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
             item.sentTo = run;
         }
+        // A close asked for while the child was down (or just before it died) closes the
+        // restarted one; lost, it would leave the session open with nobody to close it.
+        const closing = this.#closing;
+        if (closing !== undefined && closing.sentTo !== run && run.send(closing.frame))
+          closing.sentTo = run;
       } catch (error) {
         beforeReady = true;
         if (!this.#options.payload.warm || this.#stopped.signal.aborted) {
@@ -93,6 +102,7 @@ export class NodeRunner {
     const sent = this.#run?.send(frame) ?? false;
     if (frame.type === 'inject')
       this.#unanswered.push({ message: frame.message, sentTo: sent ? this.#run : undefined });
+    if (frame.type === 'cancel') this.#closing = { frame, sentTo: sent ? this.#run : undefined };
     return sent;
   }
 
@@ -121,6 +131,11 @@ export class NodeRunner {
           if (frame.type === 'turn') {
             this.#turnsSeen += 1;
             // The first turn answers the instruction; each later one answers the oldest inject.
+            // A restarted child answers the instruction again: that answer was given already.
+            if (this.#turnsSeen === 1) {
+              if (this.#instructionAnswered) return;
+              this.#instructionAnswered = true;
+            }
             // Only answering a message proves a restarted child healthy again: a child that
             // crashes on the message it is given would otherwise reset its backoff every time.
             if (this.#turnsSeen > 1) {

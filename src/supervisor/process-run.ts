@@ -83,6 +83,8 @@ export class ProcessRun {
   #deadlineAt: number | undefined;
   #pingSeq = 0;
   #pinger: NodeJS.Timeout | undefined;
+  /** Tears the child down if it never says `ready`; cleared once it does. */
+  #readyTimer: NodeJS.Timeout | undefined;
   readonly #payload: SpawnPayload;
 
   constructor(payload: SpawnPayload, options: ProcessRunOptions) {
@@ -117,14 +119,14 @@ export class ProcessRun {
     this.#pinger = setInterval(() => {
       this.#tick();
     }, pingIntervalMs(options.timing));
-    const readyTimer = setTimeout(() => {
+    this.#readyTimer = setTimeout(() => {
       void this.#beginTeardown({
         status: 'crashed',
         reason: `no \`ready\` within ${options.timing.readyTimeoutMs} ms`,
       });
     }, options.timing.readyTimeoutMs);
     this.result = this.#child.exited.then(async (exit) => {
-      clearTimeout(readyTimer);
+      clearTimeout(this.#readyTimer);
       if (this.#pinger !== undefined) clearInterval(this.#pinger);
       const teardown = this.#ladder === undefined ? undefined : await this.#ladder;
       if (!this.#isReady) this.#rejectReady(this.#spawnError(exit));
@@ -162,6 +164,8 @@ export class ProcessRun {
     if (frame.type === 'pong') this.#lastPongAt = now;
     else this.#lastProgressAt = this.#lastPongAt = now;
     if (frame.type === 'ready') {
+      // Left armed, the timer would tear down a healthy long-lived child when it ran out.
+      clearTimeout(this.#readyTimer);
       this.#isReady = true;
       this.#resolveReady();
     } else if (frame.type === 'turn') {
