@@ -22,6 +22,7 @@ import {
   type Tool,
 } from '../tools/index.js';
 import type { HumanGates } from './human-gates.js';
+import { callSignal } from './on-abort.js';
 import { isYes, refuse, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { isToolAllowed, allowedTools } from '../authority/index.js';
@@ -206,15 +207,19 @@ export class ToolGate {
         );
       }
     }
-    const output = await tool.tool.run(frame.args, {
-      signal: caller.stopped.signal,
-      callId: `gate-${frame.id}`,
-      meta: {
-        runId: sent.telemetry.run_id,
-        nodeId: sent.telemetry.node_id,
-        idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
-      },
-    });
+    // The tool listens on a signal of this call's own, not on the node's shared one.
+    const call = callSignal(caller.stopped.signal);
+    const output = await tool.tool
+      .run(frame.args, {
+        signal: call.signal,
+        callId: `gate-${frame.id}`,
+        meta: {
+          runId: sent.telemetry.run_id,
+          nodeId: sent.telemetry.node_id,
+          idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
+        },
+      })
+      .finally(call.release);
     return {
       result: output.content,
       is_error: output.isError,
