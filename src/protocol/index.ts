@@ -187,6 +187,7 @@ export {
 } from './turn.js';
 export { ARBOR_VERSION } from './arbor-version.js';
 export { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './version.js';
+export { CHILD_BOUNDS } from './bounds.js';
 export {
   VIOLATION_CODES,
   describeViolation,

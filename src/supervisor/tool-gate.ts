@@ -182,8 +182,11 @@ export class ToolGate {
     });
     if (verdict.action === 'deny') return refuse(`\`${frame.name}\` refused by ${verdict.reason}.`);
     if (verdict.action === 'ask') {
+      const shown = JSON.stringify(frame.args);
+      // The question is stored and shown: the arguments in it are cut, however large they are.
       const question =
-        verdict.rule?.question ?? `Allow \`${frame.name}\` with ${JSON.stringify(frame.args)}?`;
+        verdict.rule?.question ??
+        `Allow \`${frame.name}\` with ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}?`;
       const answer = await this.#options.humans.ask(
         caller.node.id,
         question,
