@@ -192,7 +192,8 @@ export {
   type TurnSpec,
 } from './turn.js';
 export { ARBOR_VERSION } from './arbor-version.js';
-export { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './version.js';
+export { MAX_FRAME_BYTES, MAX_FRAME_DEPTH, PROTOCOL_VERSION } from './version.js';
+export { CHILD_BOUNDS } from './bounds.js';
 export {
   VIOLATION_CODES,
   describeViolation,

@@ -20,6 +20,9 @@ export const VIOLATION_CODES = [
   'wrong_direction',
   /** A known frame type whose fields did not match its schema. */
   'invalid_frame',
+  /** A frame nested deeper than `MAX_FRAME_DEPTH`, or past what one child may hold open or send
+   * (see `CHILD_BOUNDS`). */
+  'over_bound',
 ] as const;
 export type ViolationCode = (typeof VIOLATION_CODES)[number];
 

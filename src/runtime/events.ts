@@ -12,7 +12,15 @@ export interface EventFields {
   /** A node's status changed (spawning, running, then how it ended). */
   'node.status': { status: NodeStatus };
   /** A node ended, with how (`result`, `failed`, `synthetic`) and its exit code. */
-  'node.end': { status: string; via: string; exitCode: number | null; reason?: string };
+  'node.end': {
+    status: string;
+    via: string;
+    exitCode: number | null;
+    reason?: string;
+    /** Protocol violations the child made, and lines it wrote past the limit, dropped unread. */
+    violations?: number;
+    droppedLines?: number;
+  };
   'node.restart': { attempt: number; delayMs: number; reason: string };
   'node.cancel': { reason: string };
   'child.ready': { attempt: number; pid?: number };

@@ -18,6 +18,11 @@ export interface ChildEnd {
   turn?: TurnResult;
   exit: ProcessExit;
   teardown?: LadderOutcome;
+  /**
+   * Protocol violations the child made, all of them, and the lines it wrote after reaching the
+   * violation limit, which were dropped unread. Absent when it made none.
+   */
+  protocol?: { violations: number; dropped: number };
 }
 
 /** What a terminal frame says, before the process has exited. */

@@ -18,6 +18,9 @@ export interface ChildProcessOptions {
   stderrTail?: number;
 }
 
+/** Longest stderr line kept; the rest of a longer line is dropped. */
+const MAX_STDERR_LINE_CHARS = 8 * 1024;
+
 type Output =
   | { kind: 'frame'; frame: AgentFrame }
   | { kind: 'violation'; violation: ProtocolViolation }
@@ -75,7 +78,12 @@ export class ChildProcess implements ChildHandle {
     this.#process.stderr.on('data', (chunk: string) => {
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) this.#stderrLine(line);
+      // A line that never ends is cut, not held whole: stderr is not bounded by the frame cap.
+      if (pending.length > MAX_STDERR_LINE_CHARS) {
+        lines.push(pending.slice(0, MAX_STDERR_LINE_CHARS));
+        pending = '';
+      }
+      for (const line of lines) this.#stderrLine(line.slice(0, MAX_STDERR_LINE_CHARS));
     });
     this.#process.stderr.on('end', () => {
       if (pending !== '') this.#stderrLine(pending);

@@ -38,6 +38,7 @@ export {
 } from './providers.js';
 export { cut, distillResult } from './distill.js';
 export { LiveNode, type NodeMode } from './live-node.js';
+export { callSignal, onAbort } from './on-abort.js';
 export {
   killLadder,
   type LadderOptions,

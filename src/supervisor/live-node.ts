@@ -1,6 +1,7 @@
 import type { Outcome, SpawnPayload } from '../protocol/index.js';
 import type { ChildEnd } from './child-end.js';
 import type { NodeRunner } from './node-runner.js';
+import { onAbort } from './on-abort.js';
 import type { ProviderName } from './providers.js';
 import type { TreeNode } from './tree.js';
 
@@ -91,11 +92,12 @@ export class LiveNode {
       await new Promise<void>((resolve) => {
         const finish = (): void => {
           if (timer !== undefined) clearTimeout(timer);
-          options.signal.removeEventListener('abort', finish);
+          unsubscribe();
           resolve();
         };
         const timer = remaining === undefined ? undefined : setTimeout(finish, remaining);
-        options.signal.addEventListener('abort', finish, { once: true });
+        // Many waits share the caller's signal (one per sub-agent it awaits): one listener for all.
+        const unsubscribe = onAbort(options.signal, finish);
         this.#turnWaiters.push(finish);
       });
     }

@@ -353,6 +353,10 @@ export class NodeLifecycle {
       via: end.via,
       exit_code: end.exit.code,
       ...(end.outcome.reason === undefined ? {} : { reason: end.outcome.reason }),
+      // Only the first violations are recorded one by one: the rest are counted here, once.
+      ...(end.protocol === undefined
+        ? {}
+        : { violations: end.protocol.violations, dropped_lines: end.protocol.dropped }),
     });
     owner.setStatus(node, end.outcome.status);
     if (node.parentId !== undefined) killPoint('child-result', store);

@@ -1,4 +1,4 @@
-import type { ControlFrame, SpawnPayload } from '../protocol/index.js';
+import type { ControlFrame, SpawnPayload, TerminalStatus } from '../protocol/index.js';
 import type { ChildHandle } from './child-handle.js';
 import type { LadderOutcome } from './kill-ladder.js';
 import type { ChildEnd } from './child-end.js';
@@ -33,6 +33,10 @@ export class NodeRunner {
   /** Injected messages not yet answered by a `turn` frame, oldest first, and the run each went to. */
   #unanswered: { message: string; sentTo: ProcessRun | undefined }[] = [];
   #turnsSeen = 0;
+  /** A turn has answered the instruction: a restarted child that answers it again is not heard. */
+  #instructionAnswered = false;
+  /** The `cancel` that closes the session, once asked for, and the run it last went to. */
+  #closing: { frame: ControlFrame; sentTo: ProcessRun | undefined } | undefined;
 
   constructor(options: NodeRunnerOptions) {
     this.#options = options;
@@ -93,6 +97,7 @@ export class NodeRunner {
     const sent = this.#run?.send(frame) ?? false;
     if (frame.type === 'inject')
       this.#unanswered.push({ message: frame.message, sentTo: sent ? this.#run : undefined });
+    if (frame.type === 'cancel') this.#closing = { frame, sentTo: sent ? this.#run : undefined };
     return sent;
   }
 
@@ -113,6 +118,38 @@ export class NodeRunner {
     );
   }
 
+  /**
+   * Counts a turn of the current child. The first answers the instruction; each later one answers
+   * the oldest inject. False for a restarted child's answer to the instruction: it was given
+   * already, and is not heard again.
+   */
+  #countTurn(status: TerminalStatus): boolean {
+    this.#turnsSeen += 1;
+    if (this.#turnsSeen === 1) {
+      const isRepeat = this.#instructionAnswered;
+      this.#instructionAnswered = true;
+      return !isRepeat;
+    }
+    this.#unanswered.shift();
+    // Only answering a message proves a restarted child healthy again: a child that crashes on
+    // the message it is given would otherwise reset its backoff every time.
+    if (status === 'completed') this.#governor.onSuccess();
+    return true;
+  }
+
+  /**
+   * A close asked for while the child was down (or just before it died) goes to the restarted
+   * child once it has caught up with every message it was given; lost, it would leave the
+   * session open with nobody to close it, and sent at once it would cancel the catching up.
+   */
+  #closeIfCaughtUp(): void {
+    const run = this.#run;
+    const closing = this.#closing;
+    if (run === undefined || closing === undefined || closing.sentTo === run) return;
+    if (this.#turnsSeen === 0 || this.#unanswered.length > 0) return;
+    if (run.send(closing.frame)) closing.sentTo = run;
+  }
+
   #isStopped(): boolean {
     return this.#stopped.signal.aborted;
   }
@@ -126,17 +163,9 @@ export class NodeRunner {
       handlers: {
         ...handlers,
         onFrame: (frame) => {
-          if (frame.type === 'turn') {
-            this.#turnsSeen += 1;
-            // The first turn answers the instruction; each later one answers the oldest inject.
-            // Only answering a message proves a restarted child healthy again: a child that
-            // crashes on the message it is given would otherwise reset its backoff every time.
-            if (this.#turnsSeen > 1) {
-              this.#unanswered.shift();
-              if (frame.outcome.status === 'completed') this.#governor.onSuccess();
-            }
-          }
-          handlers.onFrame?.(frame);
+          const isHeard = frame.type !== 'turn' || this.#countTurn(frame.outcome.status);
+          if (isHeard) handlers.onFrame?.(frame);
+          if (frame.type === 'turn') this.#closeIfCaughtUp();
         },
       },
     });

@@ -1,4 +1,5 @@
 import {
+  excerptOf,
   PROTOCOL_VERSION,
   type AgentFrame,
   type ArborError,
@@ -17,6 +18,7 @@ import {
   type TerminalReport,
 } from './child-end.js';
 import type { ChildHandle, ProcessExit } from './child-handle.js';
+import { ChildBounds, type OverBound } from './child-bounds.js';
 import { ChildProcess } from './child-process.js';
 import { killLadder, type LadderOutcome } from './kill-ladder.js';
 import { classify, needsTeardown } from './liveness.js';
@@ -78,12 +80,21 @@ export class ProcessRun {
   #teardown: Teardown | undefined;
   #ladder: Promise<LadderOutcome> | undefined;
   #violations = 0;
+  /** Set once the violation limit is reached: nothing more the child says is passed on. */
+  #isCondemned = false;
+  /** Lines (frames and violations alike) ignored after the child was condemned. */
+  #dropped = 0;
+  /** Lines read from the child so far: the line number of an over-bound frame. */
+  #lines = 0;
+  readonly #bounds = new ChildBounds();
   #lastProgressAt: number;
   #lastPongAt: number;
   #deadlineAt: number | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
   #pingSeq = 0;
   #pinger: NodeJS.Timeout | undefined;
+  /** Tears the child down if it never says `ready`; cleared once it does. */
+  #readyTimer: NodeJS.Timeout | undefined;
   readonly #payload: SpawnPayload;
 
   constructor(payload: SpawnPayload, options: ProcessRunOptions) {
@@ -112,20 +123,22 @@ export class ProcessRun {
       onViolation: (violation) => {
         this.#onViolation(violation);
       },
-      onStderr: (line) => options.handlers.onStderr?.(line),
+      onStderr: (line) => {
+        if (!this.#isCondemned) options.handlers.onStderr?.(line);
+      },
     });
     this.#child.send({ type: 'spawn', protocol: PROTOCOL_VERSION, payload });
     this.#pinger = setInterval(() => {
       this.#tick();
     }, pingIntervalMs(options.timing));
-    const readyTimer = setTimeout(() => {
+    this.#readyTimer = setTimeout(() => {
       void this.#beginTeardown({
         status: 'crashed',
         reason: `no \`ready\` within ${options.timing.readyTimeoutMs} ms`,
       });
     }, options.timing.readyTimeoutMs);
     this.result = this.#child.exited.then(async (exit) => {
-      clearTimeout(readyTimer);
+      clearTimeout(this.#readyTimer);
       clearTimeout(this.#deadlineTimer);
       if (this.#pinger !== undefined) clearInterval(this.#pinger);
       const teardown = this.#ladder === undefined ? undefined : await this.#ladder;
@@ -160,10 +173,22 @@ export class ProcessRun {
   }
 
   #onFrame(frame: AgentFrame): void {
+    if (this.#isCondemned) {
+      this.#dropped += 1;
+      return;
+    }
+    this.#lines += 1;
+    const over = this.#bounds.admit(frame);
+    if (over !== undefined) {
+      this.#refuse(frame, over);
+      return;
+    }
     const now = this.#now();
     if (frame.type === 'pong') this.#lastPongAt = now;
     else this.#lastProgressAt = this.#lastPongAt = now;
     if (frame.type === 'ready') {
+      // Left armed, the timer would tear down a healthy long-lived child when it ran out.
+      clearTimeout(this.#readyTimer);
       this.#isReady = true;
       this.#resolveReady();
     } else if (frame.type === 'turn') {
@@ -205,6 +230,7 @@ export class ProcessRun {
         is_error: true,
       };
     }
+    this.#bounds.settle('tool', frame.id);
     this.#child.send({
       type: 'tool_result',
       id: frame.id,
@@ -222,14 +248,55 @@ export class ProcessRun {
     } catch (error) {
       grant = { ok: false, reason: error instanceof Error ? error.message : String(error) };
     }
+    this.#bounds.settle('budget', frame.id);
     this.#child.send({ type: 'budget_grant', id: frame.id, ...grant });
   }
 
+  /**
+   * A frame past a bound is a violation, and is not acted on. A request still gets its answer (a
+   * refusal), so a child that is merely busy does not wait on it forever.
+   */
+  #refuse(frame: AgentFrame, over: OverBound): void {
+    const reason = `${frame.type}: ${over.reason}`;
+    if (frame.type === 'tool_request' && over.code === 'over_bound')
+      this.#child.send({
+        type: 'tool_result',
+        id: frame.id,
+        result: `Refused by the supervisor: ${reason}.`,
+        is_error: true,
+        refused: true,
+      });
+    else if (frame.type === 'budget_request' && over.code === 'over_bound')
+      this.#child.send({ type: 'budget_grant', id: frame.id, ok: false, reason });
+    this.#violate({
+      line: this.#lines,
+      code: over.code,
+      reason,
+      excerpt: excerptOf(JSON.stringify(frame).slice(0, 400)),
+    });
+  }
+
   #onViolation(violation: ProtocolViolation): void {
+    if (this.#isCondemned) {
+      this.#violations += 1;
+      this.#dropped += 1;
+      return;
+    }
+    this.#lines += 1;
+    this.#violate(violation);
+  }
+
+  /**
+   * Counts a violation and passes it on. At the limit the child is condemned: torn down, and
+   * from then on nothing it writes reaches the handlers (the store, the event stream); what is
+   * dropped is counted in its end.
+   */
+  #violate(violation: ProtocolViolation): void {
     this.#violations += 1;
     this.#options.handlers.onViolation?.(violation);
     const limit = this.#options.timing.violationLimit;
     if (this.#violations >= limit) {
+      this.#isCondemned = true;
       void this.#beginTeardown({
         status: 'crashed',
         reason: `${this.#violations} protocol violations (limit ${limit}); last: ${violation.code} at line ${violation.line}`,
@@ -314,13 +381,18 @@ export class ProcessRun {
   }
 
   #end(exit: ProcessExit, ladder: LadderOutcome | undefined): ChildEnd {
-    if (this.#terminal === undefined)
-      return syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder);
-    return {
-      ...deadlineWins(this.#terminal, this.#teardown),
-      exit,
-      ...(ladder === undefined ? {} : { teardown: ladder }),
-    };
+    const protocol =
+      this.#violations === 0
+        ? {}
+        : { protocol: { violations: this.#violations, dropped: this.#dropped } };
+    if (this.#terminal !== undefined)
+      return {
+        ...deadlineWins(this.#terminal, this.#teardown),
+        exit,
+        ...(ladder === undefined ? {} : { teardown: ladder }),
+        ...protocol,
+      };
+    return { ...syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder), ...protocol };
   }
 }
 

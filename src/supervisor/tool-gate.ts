@@ -22,6 +22,7 @@ import {
   type Tool,
 } from '../tools/index.js';
 import type { HumanGates } from './human-gates.js';
+import { callSignal } from './on-abort.js';
 import { isYes, refuse, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { isToolAllowed, allowedTools } from '../authority/index.js';
@@ -181,8 +182,11 @@ export class ToolGate {
     });
     if (verdict.action === 'deny') return refuse(`\`${frame.name}\` refused by ${verdict.reason}.`);
     if (verdict.action === 'ask') {
+      const shown = JSON.stringify(frame.args);
+      // The question is stored and shown: the arguments in it are cut, however large they are.
       const question =
-        verdict.rule?.question ?? `Allow \`${frame.name}\` with ${JSON.stringify(frame.args)}?`;
+        verdict.rule?.question ??
+        `Allow \`${frame.name}\` with ${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}?`;
       const answer = await this.#options.humans.ask(
         caller.node.id,
         question,
@@ -206,15 +210,19 @@ export class ToolGate {
         );
       }
     }
-    const output = await tool.tool.run(frame.args, {
-      signal: caller.stopped.signal,
-      callId: `gate-${frame.id}`,
-      meta: {
-        runId: sent.telemetry.run_id,
-        nodeId: sent.telemetry.node_id,
-        idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
-      },
-    });
+    // The tool listens on a signal of this call's own, not on the node's shared one.
+    const call = callSignal(caller.stopped.signal);
+    const output = await tool.tool
+      .run(frame.args, {
+        signal: call.signal,
+        callId: `gate-${frame.id}`,
+        meta: {
+          runId: sent.telemetry.run_id,
+          nodeId: sent.telemetry.node_id,
+          idempotencyKey: `${sent.telemetry.run_id}/${sent.telemetry.node_id}#gate.${frame.id}`,
+        },
+      })
+      .finally(call.release);
     return {
       result: output.content,
       is_error: output.isError,

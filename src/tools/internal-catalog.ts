@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CaveatsSchema, SeedMessageSchema, type ToolDef } from '../protocol/index.js';
+import { CaveatsSchema, CHILD_BOUNDS, SeedMessageSchema, type ToolDef } from '../protocol/index.js';
 
 /**
  * Tools the supervisor serves. A child offers them to its model like any other tool, but running
@@ -138,9 +138,14 @@ export const SleepArgs = z.strictObject({
   ms: z.number().int().min(0).max(600_000).describe('How long to wait, in milliseconds.'),
 });
 export const AskHumanArgs = z.strictObject({
-  question: z.string().min(1).describe('What you need a person to decide or tell you.'),
+  question: z
+    .string()
+    .min(1)
+    .max(CHILD_BOUNDS.questionChars)
+    .describe('What you need a person to decide or tell you.'),
   choices: z
-    .array(z.string())
+    .array(z.string().max(CHILD_BOUNDS.choiceChars))
+    .max(CHILD_BOUNDS.choices)
     .optional()
     .describe('Answers to pick from, if the question has a fixed set.'),
 });

@@ -396,6 +396,34 @@ describe('delegation through subagent_run', () => {
       ]),
     );
   });
+
+  it('runs twelve children of one caller at once without a listener warning on stderr', async () => {
+    const leaves = Array.from({ length: 12 }, (_, i) => ({
+      name: 'subagent.run',
+      args: { instruction: `Leaf task ${i + 1}` },
+    }));
+    const config = await writeConfig(
+      '[limits]\nmax_breadth = 12\nmax_total = 16\nspawn_rate = "12/1s"\n',
+    );
+    const { code, report, stderr } = await run(
+      {
+        scripts: [
+          { match: { contains: 'Leaf task' }, steps: [{ text: 'leaf done' }] },
+          { steps: [{ tool_calls: leaves }, { text: 'all leaves done' }] },
+        ],
+      },
+      ['--config', config, '--events', 'ndjson'],
+    );
+    expect(code, stderr).toBe(0);
+    expect(report?.result).toBe('all leaves done');
+    expect(report?.nodes.filter((n) => n.status === 'completed')).toHaveLength(13);
+    expect(stderr).not.toContain('MaxListenersExceededWarning');
+    // Besides arbor's own `arbor:` lines, the event stream carries NDJSON only.
+    const strays = stderr
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('{') && !l.startsWith('arbor: '));
+    expect(strays).toEqual([]);
+  });
 });
 
 async function writeConfig(text: string): Promise<string> {

@@ -135,4 +135,41 @@ describe('arbor run --warm', () => {
     expect(first.requests).toHaveLength(1);
     expect(second.requests).toHaveLength(1);
   });
+
+  describe('when its child is killed mid-session', () => {
+    /** Starts a session, waits for the first answer, and kills the child that gave it. */
+    async function killedOnce(): Promise<ArborProcess> {
+      const server = await fakeLlm(byMessage);
+      const arbor = new ArborProcess(
+        ['run', '--warm', '--intel', server.url, '--model', 'm', 'Start.'],
+        { env: { ARBOR_DB: tempDb() } },
+      );
+      expect(await arbor.waitForStdoutLines(1)).toEqual(['answer 0']);
+      const { pid } = await arbor.waitForEvent('child.ready');
+      process.kill(pid as number, 'SIGKILL');
+      return arbor;
+    }
+
+    it('restarts it and answers the next message without repeating the first answer', async () => {
+      const arbor = await killedOnce();
+      await arbor.waitForEvent('child.ready', (line) => line.attempt === 2);
+      arbor.writeLine('first message');
+      await arbor.waitForStdoutLines(2);
+      arbor.endInput();
+      expect((await arbor.exited).code).toBe(0);
+      expect(arbor.stdout).toBe('answer 0\nanswer 1\n');
+    });
+
+    it('closes when its input ends while the child is down, without waiting out a timeout', async () => {
+      const arbor = await killedOnce();
+      arbor.endInput();
+      expect((await arbor.exited).code).toBe(0);
+      expect(arbor.stdout).toBe('answer 0\n');
+      expect(arbor.events.filter((line) => line.event === 'child.teardown')).toEqual([]);
+      expect(arbor.events.find((line) => line.event === 'node.end')).toMatchObject({
+        status: 'completed',
+        reason: 'session closed: input ended',
+      });
+    });
+  });
 });

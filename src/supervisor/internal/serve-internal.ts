@@ -18,6 +18,7 @@ import {
 } from '../../tools/index.js';
 import type { HumanGates } from '../human-gates.js';
 import type { LiveNode } from '../live-node.js';
+import { onAbort } from '../on-abort.js';
 import type { RunStore } from '../store-port.js';
 import { memoryTools } from './memory-tools.js';
 import { subagentTools, type SubagentApi } from './subagent-tools.js';
@@ -152,10 +153,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     const done = (): void => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      unsubscribe();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    const unsubscribe = onAbort(signal, done);
   });
 }
