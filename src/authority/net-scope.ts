@@ -150,18 +150,29 @@ export function meetNetScopes(a: Scope, b: Scope): Scope {
   const right = b === 'all' ? undefined : readable(b);
   if (left === undefined) return unique(right ?? []);
   if (right === undefined) return unique(left);
-  const kept = [
-    ...left.filter((x) => right.some((y) => entryWithin(x, y))),
-    ...right.filter((y) => left.some((x) => entryWithin(y, x))),
-  ];
-  return unique(kept);
+  // Each pair meets in what both allow: `*.example.com:443` ⊓ `*.api.example.com` is
+  // `*.api.example.com:443`, which neither entry is within.
+  return unique(left.flatMap((x) => right.flatMap((y) => meetEntry(x, y) ?? [])));
+}
+
+/** The hosts and ports both entries allow, as one entry; `undefined` when they share none. */
+function meetEntry(x: NetEntry, y: NetEntry): NetEntry | undefined {
+  if (x.port !== undefined && y.port !== undefined && x.port !== y.port) return undefined;
+  const port = x.port ?? y.port;
+  const narrower = hostWithin(x, y) ? x : hostWithin(y, x) ? y : undefined;
+  return narrower === undefined ? undefined : { ...narrower, port };
+}
+
+/** Is every host `x` names also named by `y` (ports aside)? */
+function hostWithin(x: NetEntry, y: NetEntry): boolean {
+  if (!y.wildcard) return !x.wildcard && x.host === y.host;
+  return x.host === y.host ? x.wildcard : x.host.endsWith(`.${y.host}`);
 }
 
 /** Is every host and port `x` allows also allowed by `y`? */
 export function entryWithin(x: NetEntry, y: NetEntry): boolean {
   if (y.port !== undefined && x.port !== y.port) return false;
-  if (!y.wildcard) return !x.wildcard && x.host === y.host;
-  return x.host === y.host ? x.wildcard : x.host.endsWith(`.${y.host}`);
+  return hostWithin(x, y);
 }
 
 function readable(scope: readonly string[]): NetEntry[] {

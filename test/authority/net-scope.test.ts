@@ -81,6 +81,7 @@ describe('meetNetScopes', () => {
     [['api.test:80'], ['api.test:8443'], []],
     [['a.com', 'b.com'], ['b.com'], ['b.com']],
     [['bad host'], 'all', []],
+    [['*.example.com:443'], ['*.api.example.com'], ['*.api.example.com:443']],
   ])('%j ⊓ %j = %j', (a, b, expected) => {
     expect(meetNetScopes(a, b)).toEqual(expected);
   });
