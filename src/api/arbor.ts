@@ -16,6 +16,7 @@ import {
   type RunConfig,
   type RunSafety,
   type RunStart,
+  type StartedRun,
 } from '../runtime/index.js';
 import {
   firstResponder,
@@ -91,19 +92,7 @@ export class Arbor {
         safety: await this.#safety(runId, events, config),
         meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },
       });
-      const root = started.supervisor.tree.nodes()[0];
-      return {
-        control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
-        result: started.done.then(({ node, end }) =>
-          resultOf(
-            runId,
-            end.outcome,
-            node.usage,
-            started.supervisor.subtreeUsage(node.id),
-            exitCodeFor(end.outcome.status, end.error?.code),
-          ),
-        ),
-      };
+      return rootRun(runId, started);
     });
   }
 
@@ -129,19 +118,7 @@ export class Arbor {
           ? {}
           : { deadlineMs: config.deadlineMs },
       );
-      const root = started.supervisor.tree.nodes().find((n) => n.parentId === undefined);
-      return {
-        control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
-        result: started.done.then(({ node, end }) =>
-          resultOf(
-            runId,
-            end.outcome,
-            node.usage,
-            started.supervisor.subtreeUsage(node.id),
-            exitCodeFor(end.outcome.status, end.error?.code),
-          ),
-        ),
-      };
+      return rootRun(runId, started);
     });
   }
 
@@ -319,4 +296,21 @@ function checkTools(tools: readonly HostTool[]): void {
       throw new ArborError('config', `Arbor.open: two host tools are named \`${tool.name}\`.`);
     seen.add(tool.name);
   }
+}
+
+/** What a handle controls and awaits for a root run: its supervisor and root, and its result. */
+function rootRun(runId: string, started: StartedRun) {
+  const root = started.supervisor.tree.nodes().find((n) => n.parentId === undefined);
+  return {
+    control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
+    result: started.done.then(({ node, end }) =>
+      resultOf(
+        runId,
+        end.outcome,
+        node.usage,
+        started.supervisor.subtreeUsage(node.id),
+        exitCodeFor(end.outcome.status, end.error?.code),
+      ),
+    ),
+  };
 }

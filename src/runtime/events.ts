@@ -22,6 +22,14 @@ export interface EventFields {
     droppedLines?: number;
   };
   'node.restart': { attempt: number; delayMs: number; reason: string };
+  /** An interrupted node re-spawned by `arbor resume`, continuing its recorded transcript. */
+  'node.resumed': { mode: string; provider: string; transcriptMessages: number };
+  /** A node that had finished before the crash, its recorded result given again on resume. */
+  'node.reused': { status: string };
+  /** A resumed node's first turn finishes the step that was in flight at the crash. */
+  'loop.resumed_step': { toolCalls: number; pending: number };
+  /** A child reported a transcript change that is not one (it is not stored). */
+  'transcript.invalid': { reason: string };
   'node.cancel': { reason: string };
   'child.ready': { attempt: number; pid?: number };
   'child.teardown': { reason: string };
@@ -131,6 +139,10 @@ export const EVENT_TYPES = [
   'node.status',
   'node.end',
   'node.restart',
+  'node.resumed',
+  'node.reused',
+  'loop.resumed_step',
+  'transcript.invalid',
   'node.cancel',
   'child.ready',
   'child.teardown',

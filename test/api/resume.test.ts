@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { isArborError } from '../../src/index.js';
+import { collect, openArbor } from './helpers.js';
+import { readRun, resumeDir, runIdOf, THREE_LEVELS } from '../helpers/resume-run.js';
+
+describe('arbor.resume(runId)', () => {
+  it('continues a run whose supervisor was killed, to the answer an uninterrupted run gives', async () => {
+    const dir = await resumeDir();
+    const crashed = await dir.run('Run the listing.', { ARBOR_TEST_KILL_AT: 'child-result:1' });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = runIdOf(crashed);
+
+    const { arbor } = await openArbor(THREE_LEVELS, {
+      store: dir.db,
+      cwd: dir.dir,
+      grant: { fsRead: ['.'], exec: [] },
+    });
+    const handle = arbor.resume(runId);
+    const events = await collect(handle.events);
+    const result = await handle.result;
+    expect(result.status).toBe('completed');
+    expect(result.text).toBe('Root done: the tree of three answered.');
+    expect(events.map((e) => e.type)).toContain('node.resumed');
+    await arbor.close();
+    expect(readRun(dir.db, runId).run?.status).toBe('completed');
+  });
+
+  it('refuses a run that is not interrupted with a config error', async () => {
+    const { arbor } = await openArbor({ scripts: [{ steps: [{ text: 'Done.' }] }] });
+    const first = arbor.run('Say done.');
+    const done = await first.result;
+    const again = arbor.resume(done.runId);
+    const error: unknown = await again.result.catch((e: unknown) => e);
+    expect(isArborError(error, 'config')).toBe(true);
+    expect((error as Error).message).toContain('already ended `completed`');
+  });
+});
