@@ -179,7 +179,8 @@ describe('delegation through subagent_run', () => {
   });
 
   it('runs a fan-out larger than the spawn rate and the breadth: every spawn waits its turn', async () => {
-    const leaf = { match: { contains: 'Part' }, steps: [{ text: 'part done' }] };
+    // Each part answers slowly enough that four run at once and the fifth waits for a slot.
+    const leaf = { match: { contains: 'Part' }, steps: [{ text: 'part done', delay_ms: 500 }] };
     const fanOut = (from: number) => ({
       tool_calls: Array.from({ length: 10 }, (_, i) => ({
         name: 'subagent.run',
