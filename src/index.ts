@@ -15,6 +15,7 @@ export type {
   McpServerInput,
   PlanRunOptions,
   PolicyRuleInput,
+  ResumeOptions,
   RunOptions,
   SecurityOption,
 } from './api/options.js';

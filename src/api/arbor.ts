@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_DURATION_MS, parseDuration } from '../config/index.js';
+import { MAX_DURATION_MS, parseDuration, resolveGrant } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
-import { ArborError } from '../protocol/index.js';
+import { ArborError, type Caveats } from '../protocol/index.js';
 import {
   checkRunLog,
   eventOf,
@@ -30,7 +30,7 @@ import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';
-import type { ArborOptions, PlanRunOptions, RunOptions } from './options.js';
+import type { ArborOptions, PlanRunOptions, ResumeOptions, RunOptions } from './options.js';
 import { planResult } from './plan-result.js';
 import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
 import { RunHistory } from './run-history.js';
@@ -99,13 +99,14 @@ export class Arbor {
   /**
    * Continues an interrupted run (its supervisor died): the same handle as `run`. Finished nodes
    * keep their results; running ones continue from their recorded transcripts. Intelligence, MCP
-   * servers and credentials are this instance's; the grant and limits are the recorded ones, and
-   * `deadline` (if given) replaces the recorded deadline. A run that is not interrupted throws a
-   * `config` error through `result`.
+   * servers and credentials are this instance's; the grant and limits are the recorded ones:
+   * `grant` may only narrow the grant, and `deadline` (if given) replaces the recorded deadline. A
+   * run that is not interrupted throws a `config` error through `result`.
    */
-  resume(runId: string, options: Omit<RunOptions, 'maxSteps'> = {}): RunHandle {
+  resume(runId: string, options: ResumeOptions = {}): RunHandle {
     return this.#start(runId, options.signal, async (start, events) => {
       const config = this.#configFor(`resume ${runId}`, options);
+      const narrow = this.#narrowing(options.grant);
       const started = this.#runtime.resumeRun(
         {
           ...start,
@@ -114,9 +115,12 @@ export class Arbor {
           meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },
         },
         runId,
-        options.deadline === undefined || config.deadlineMs === undefined
-          ? {}
-          : { deadlineMs: config.deadlineMs },
+        {
+          ...(options.deadline === undefined || config.deadlineMs === undefined
+            ? {}
+            : { deadlineMs: config.deadlineMs }),
+          ...(narrow === undefined ? {} : { narrow }),
+        },
       );
       return rootRun(runId, started);
     });
@@ -247,12 +251,33 @@ export class Arbor {
     return safety;
   }
 
-  #configFor(instruction: string, options: RunOptions | PlanRunOptions): RunConfig {
+  /** The axes a resume narrows the recorded grant with, resolved as the config's `[grant]` is. */
+  #narrowing(grant: ResumeOptions['grant']): Partial<Caveats> | undefined {
+    if (grant === undefined) return undefined;
+    const given = {
+      fs_read: grant.fsRead,
+      fs_write: grant.fsWrite,
+      exec: grant.exec,
+      net: grant.net,
+    };
+    const axes = (Object.keys(given) as (keyof typeof given)[]).filter(
+      (axis) => given[axis] !== undefined,
+    );
+    if (axes.length === 0) return undefined;
+    const resolved = resolveGrant(
+      { config: 'resume options' },
+      { grant: given },
+      this.#settings.cwd,
+    );
+    return Object.fromEntries(axes.map((axis) => [axis, resolved[axis]]));
+  }
+
+  #configFor(instruction: string, options: RunOptions | PlanRunOptions | ResumeOptions): RunConfig {
     const { base } = this.#settings;
     return {
       ...base,
       instruction,
-      maxSteps: options.maxSteps ?? base.maxSteps,
+      maxSteps: ('maxSteps' in options ? options.maxSteps : undefined) ?? base.maxSteps,
       deadlineMs: msOf(options.deadline, 'deadline') ?? base.deadlineMs,
       warm: 'warm' in options && options.warm,
     };

@@ -130,6 +130,19 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a resume: the run's record is kept, and may only be narrowed or extended in time. */
+export interface ResumeOptions {
+  /** Replaces the recorded deadline, counted from when the run started being active (`2m`, or milliseconds). */
+  deadline?: string | number;
+  /**
+   * Narrows the recorded grant, axis by axis (never widens it): each axis given meets the
+   * recorded one. Paths are taken relative to the instance's `cwd`.
+   */
+  grant?: Pick<GrantOption, 'fsRead' | 'fsWrite' | 'exec' | 'net'>;
+  /** Aborting it cancels the run. */
+  signal?: AbortSignal;
+}
+
 /** Options of one plan run. */
 export interface PlanRunOptions {
   /** Leaves at once (default 4). */

@@ -42,8 +42,9 @@ recorded transcripts and continue from their last completed step; a tool call th
 is not repeated. Only the step in flight at the crash may run again.
 
 Intelligence, MCP servers and credentials come from the options, environment and config given
-now (they were never stored): the same options as \`arbor run\`. The grant and limits are the
-recorded ones; the deadline counts only the time the run was active, and --deadline replaces it.
+now (they were never stored): the same options as \`arbor run\`. The grant is the recorded one;
+--fs-read, --fs-write, --exec and --net narrow it (never widen it). The limits are the recorded
+ones; the deadline counts only the time the run was active, and --deadline replaces it.
 The answer goes to stdout and the exit code is as for \`arbor run\`. A run whose supervisor is
 still alive is refused.
 `;

@@ -52,15 +52,29 @@ export async function resumeRun(
   return runSettings(() => resolveRunSettings(`resume ${runId}`, values, env), values, io, env, {
     runId,
     deadline: values.deadline !== undefined,
+    narrow: GRANT_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([, axis]) => axis),
   });
 }
+
+type GrantAxis = 'fs_read' | 'fs_write' | 'exec' | 'net';
+
+/** Which run to resume, and what the flags given to `resume` change of its record. */
+type ResumeRequest = { runId: string } & Parameters<Runtime['resumeRun']>[2];
+
+/** The grant flags a resume may narrow the recorded grant with, and the axis each names. */
+const GRANT_FLAGS = [
+  ['fs-read', 'fs_read'],
+  ['fs-write', 'fs_write'],
+  ['exec', 'exec'],
+  ['net', 'net'],
+] as const satisfies readonly (readonly [keyof RunValues, GrantAxis])[];
 
 async function runSettings(
   resolve: () => RunSettings,
   values: RunValues,
   io: CliIo,
   env: NodeJS.ProcessEnv,
-  resuming?: { runId: string; deadline: boolean },
+  resuming?: { runId: string; deadline: boolean; narrow: readonly GrantAxis[] },
 ): Promise<number> {
   const { settings, events } = validateAll({
     settings: resolve,
@@ -74,6 +88,13 @@ async function runSettings(
           ...(resuming.deadline && settings.deadlineMs !== undefined
             ? { deadlineMs: settings.deadlineMs }
             : {}),
+          ...(resuming.narrow.length === 0
+            ? {}
+            : {
+                narrow: Object.fromEntries(
+                  resuming.narrow.map((axis) => [axis, settings.grant[axis]]),
+                ),
+              }),
         };
   const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
@@ -91,7 +112,7 @@ async function runWithStore(
   timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
   events: EventsMode,
-  resume: { runId: string; deadlineMs?: number } | undefined,
+  resume: ResumeRequest | undefined,
 ): Promise<number> {
   const runId = resume?.runId ?? mintRunId();
   const unrouteWarnings = routeWarnings(events, runId, io);
@@ -123,7 +144,7 @@ async function runRoot(
   mockLabel: string | undefined,
   events: EventsMode,
   runId: string,
-  resume: { runId: string; deadlineMs?: number } | undefined,
+  resume: ResumeRequest | undefined,
 ): Promise<number> {
   const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
   await write(

@@ -1,4 +1,5 @@
-import type { IntelConfig } from '../protocol/index.js';
+import { completeRequest, meetGrant } from '../authority/index.js';
+import type { Caveats, IntelConfig } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
   Supervisor,
@@ -144,17 +145,38 @@ export class Runtime {
    * process's ownership. Intelligence, MCP servers and credentials come from `start`; the grant
    * and limits are the recorded ones, the deadline counting only the time the run was active.
    */
-  resumeRun(start: RunStart, runId: string, options: { deadlineMs?: number } = {}): StartedRun {
+  resumeRun(
+    start: RunStart,
+    runId: string,
+    options: { deadlineMs?: number; narrow?: Partial<Caveats> } = {},
+  ): StartedRun {
     const plan = planResume(this.store, runId);
     const recorded = plan.root.payload;
+    // The recorded grant, only ever narrowed: what `narrow` names meets it, axis by axis.
+    const caveats =
+      options.narrow === undefined
+        ? recorded.caveats
+        : meetGrant(recorded.caveats, completeRequest(options.narrow), { cwd: this.cwd });
     const template: RootTemplate = {
       ...rootTemplate(start),
       instruction: recorded.instruction,
-      caveats: recorded.caveats,
+      caveats,
       limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
       warm: recorded.warm,
     };
     this.store.claimRun(runId);
+    // The record says what the resumed run holds, so a later resume starts from it again.
+    const deadline = options.deadlineMs ?? recorded.limits.deadline_ms;
+    this.store.updateNode(runId, plan.root.id, {
+      payload: {
+        ...recorded,
+        caveats,
+        limits: {
+          ...recorded.limits,
+          ...(deadline === undefined ? {} : { deadline_ms: deadline }),
+        },
+      },
+    });
     this.store.appendEvent({
       runId,
       ts: Date.now(),

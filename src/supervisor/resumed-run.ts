@@ -1,4 +1,4 @@
-import { replayTranscript, type TranscriptMessage } from '../protocol/index.js';
+import { replayTranscript, type Caveats, type TranscriptMessage } from '../protocol/index.js';
 import type { ChildEnd } from './child-end.js';
 import { LiveNode, type NodeMode } from './live-node.js';
 import type { ProviderName } from './providers.js';
@@ -93,6 +93,14 @@ export class ResumedRun {
         exit: { code: null, signal: null },
       },
     };
+  }
+
+  /**
+   * Records the grant a re-spawned node holds now: minted again at the chokepoint from its
+   * resumed parent, it is what the record says, so a later resume starts from it.
+   */
+  recordGrant(record: NodeRecord, caveats: Caveats): void {
+    this.#store.updateNode(this.#runId, record.id, { payload: { ...record.payload, caveats } });
   }
 
   /** Recorded nodes that were running and no resumed parent asked for again. */

@@ -327,7 +327,10 @@ export class Supervisor {
     const template =
       reattach === undefined ? forked : resumeTemplate(forked, node, reattach.transcript);
     this.#budget.open(node.id, caller.node.id, decision.grant);
-    if (reattach !== undefined) this.#budget.ledger.record(node.id, reattach.record.usage);
+    if (reattach !== undefined) {
+      this.#budget.ledger.record(node.id, reattach.record.usage);
+      this.#resumed?.recordGrant(reattach.record, template.caveats);
+    }
     return this.#start(
       node,
       this.#mint(node, template),

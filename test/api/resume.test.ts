@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isArborError } from '../../src/index.js';
 import { collect, openArbor } from './helpers.js';
-import { readRun, resumeDir, runIdOf, THREE_LEVELS } from '../helpers/resume-run.js';
+import { readRun, resumeDir, runIdOf, THREE_LEVELS, toolsOf } from '../helpers/resume-run.js';
 
 describe('arbor.resume(runId)', () => {
   it('continues a run whose supervisor was killed, to the answer an uninterrupted run gives', async () => {
@@ -23,6 +23,25 @@ describe('arbor.resume(runId)', () => {
     expect(events.map((e) => e.type)).toContain('node.resumed');
     await arbor.close();
     expect(readRun(dir.db, runId).run?.status).toBe('completed');
+  });
+
+  it('narrows the recorded grant with `grant`, never widening it', async () => {
+    const dir = await resumeDir();
+    const crashed = await dir.run('Run the listing.', { ARBOR_TEST_KILL_AT: 'model-call:1' });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = runIdOf(crashed);
+    expect(toolsOf(dir.llm.requests[0])).toContain('fs_list');
+
+    const { arbor, server } = await openArbor(THREE_LEVELS, { store: dir.db, cwd: dir.dir });
+    // fs_read narrows to nothing; `all` on exec meets the recorded `all` and stays what it was.
+    const handle = arbor.resume(runId, { grant: { fsRead: [], exec: 'all' } });
+    expect((await handle.result).status).toBe('completed');
+    await arbor.close();
+    const root = readRun(dir.db, runId).nodes.find((node) => node.path === '0');
+    expect(root?.payload.caveats.fs_read).toEqual([]);
+    expect(root?.payload.caveats.exec).toBe('all');
+    expect(server.requests.length).toBeGreaterThan(0);
+    for (const request of server.requests) expect(toolsOf(request)).not.toContain('fs_list');
   });
 
   it('refuses a run that is not interrupted with a config error', async () => {

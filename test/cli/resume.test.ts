@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlDatabase } from '../../src/store/index.js';
 import { processOwner } from '../../src/store/run-owner.js';
-import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
+import { readRun, resumeDir, runIdOf, toolsOf } from '../helpers/resume-run.js';
 
 describe('arbor resume', () => {
   it('refuses an unknown run, a run that ended and a run a live supervisor holds (exit 2)', async () => {
@@ -47,5 +47,20 @@ describe('arbor resume', () => {
     expect(stored).toContain('Tell me the key.');
     expect(stored).toContain('The key is');
     expect(stored).not.toContain(token);
+  });
+
+  it('takes the recorded grant, narrowed by the grant flags given to resume', async () => {
+    const dir = await resumeDir();
+    const crashed = await dir.run('Run the listing.', { ARBOR_TEST_KILL_AT: 'model-call:1' });
+    expect(crashed.signal).toBe('SIGKILL');
+    const before = dir.llm.requests.length;
+    expect(toolsOf(dir.llm.requests[0])).toContain('fs_list');
+
+    const resumed = await dir.resume(runIdOf(crashed), ['--fs-read', 'none']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = dir.llm.requests.slice(before);
+    expect(after.length).toBeGreaterThan(0);
+    // fs.list needs fs_read, which resume narrowed away.
+    for (const request of after) expect(toolsOf(request)).not.toContain('fs_list');
   });
 });

@@ -108,3 +108,9 @@ export function recordedResults(entries: readonly TranscriptEntry[]): string[] {
     e.op === 'append' && e.message.role === 'tool' ? [e.message.id] : [],
   );
 }
+
+/** The tool names a model request offered (`fs_list`, as the wire spells them). */
+export function toolsOf(request: { body: unknown } | undefined): string[] {
+  const body = request?.body as { tools?: { function: { name: string } }[] } | undefined;
+  return (body?.tools ?? []).map((tool) => tool.function.name);
+}
