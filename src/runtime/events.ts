@@ -88,6 +88,8 @@ export interface EventFields {
     choices?: string[];
     tool?: string;
     args?: unknown;
+    /** A gate open when the supervisor died, asked again under its own id by the resumed run. */
+    resumed?: boolean;
   };
   'gate.closed': { gate?: string; node?: string; answered?: boolean; via: string };
   'policy.decision': {

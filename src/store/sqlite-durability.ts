@@ -91,10 +91,17 @@ export class RunDurability {
       this.#db.transaction(() => {
         this.#s.interruptRun.run({ id: row.id });
         this.#s.interruptNodes.run({ run_id: row.id });
+        // The gates open at the crash: a resume asks them again under the same id, and takes an
+        // answer given to one while the run lay dead (`arbor gate answer`).
+        const openGates = (this.#s.openGates.all(row.id) as { id: string }[]).map((g) => g.id);
         this.#s.event.run({
           run_id: row.id,
           ts: now,
-          data: JSON.stringify({ reason, ...(owner === undefined ? {} : { owner }) }),
+          data: JSON.stringify({
+            reason,
+            ...(owner === undefined ? {} : { owner }),
+            ...(openGates.length === 0 ? {} : { open_gates: openGates }),
+          }),
         });
       })();
       marked.push({ runId: row.id, reason });
@@ -122,6 +129,9 @@ function prepare(db: SqlDatabase) {
     ),
     hold: db.prepare('SELECT owner, lease_until, active_ms FROM runs WHERE id = ?'),
     running: db.prepare("SELECT id, owner, lease_until FROM runs WHERE status = 'running'"),
+    openGates: db.prepare(
+      "SELECT id FROM gates WHERE run_id = ? AND status = 'open' ORDER BY created_at",
+    ),
     interruptRun: db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = @id"),
     interruptNodes: db.prepare(
       `UPDATE nodes SET status = 'interrupted'

@@ -1,3 +1,5 @@
+import type { CarriedGates } from './carried-gates.js';
+import { killPoint } from './kill-points.js';
 import type { GateRecord, RunStore } from './store-port.js';
 
 /** What came back from asking a person. */
@@ -72,7 +74,8 @@ export function firstResponder(responders: readonly HumanResponder[]): HumanResp
 }
 
 export interface GateEvents {
-  onOpen(gate: GateRecord): void;
+  /** `resumed`: a gate open when the supervisor died, asked again under its own id. */
+  onOpen(gate: GateRecord, resumed: boolean): void;
   onClose(gate: GateRecord, answer: HumanAnswer): void;
 }
 
@@ -81,8 +84,13 @@ export function recordedGateEvents(
   record: (nodeId: string | undefined, kind: string, fields: Record<string, unknown>) => void,
 ): GateEvents {
   return {
-    onOpen: (gate) => {
-      record(gate.nodeId, 'gate.open', { gate: gate.id, question: gate.question, ...gate.payload });
+    onOpen: (gate, resumed) => {
+      record(gate.nodeId, 'gate.open', {
+        gate: gate.id,
+        question: gate.question,
+        ...gate.payload,
+        ...(resumed ? { resumed: true } : {}),
+      });
     },
     onClose: (gate, answer) => {
       record(gate.nodeId, 'gate.closed', {
@@ -104,7 +112,8 @@ export class HumanGates {
   readonly #responder: HumanResponder;
   readonly #events: GateEvents | undefined;
   readonly #now: () => number;
-  #next = 1;
+  readonly #carried: CarriedGates | undefined;
+  #next: number;
 
   constructor(options: {
     store: RunStore;
@@ -112,12 +121,16 @@ export class HumanGates {
     responder: HumanResponder;
     events?: GateEvents;
     now?: () => number;
+    /** A resumed run's gates: those carried over, and the number its next new gate takes. */
+    resumed?: { carried: CarriedGates; next: number };
   }) {
     this.#store = options.store;
     this.#runId = options.runId;
     this.#responder = options.responder;
     this.#events = options.events;
     this.#now = options.now ?? (() => Date.now());
+    this.#carried = options.resumed?.carried;
+    this.#next = options.resumed?.next ?? 1;
   }
 
   async ask(
@@ -126,17 +139,33 @@ export class HumanGates {
     payload: Record<string, unknown>,
     options: { signal: AbortSignal; timeoutMs?: number },
   ): Promise<HumanAnswer> {
-    const gate: GateRecord = {
-      runId: this.#runId,
-      id: `g${this.#next++}`,
-      nodeId,
-      question,
-      payload,
-      status: 'open',
-      createdAt: this.#now(),
-    };
-    this.#store.openGate(gate);
-    this.#events?.onOpen(gate);
+    const carried = this.#carried?.claim(nodeId, question);
+    if (carried?.status === 'answered' && carried.answer !== undefined) {
+      // Answered while the run lay dead: the answer stands, and nobody is asked again.
+      const answer: HumanAnswer = {
+        answered: true,
+        answer: carried.answer,
+        via: carried.via ?? 'cli',
+      };
+      this.#events?.onOpen(carried, true);
+      this.#events?.onClose(carried, answer);
+      return answer;
+    }
+    const gate: GateRecord =
+      carried?.status === 'open'
+        ? carried
+        : {
+            runId: this.#runId,
+            id: `g${this.#next++}`,
+            nodeId,
+            question,
+            payload,
+            status: 'open',
+            createdAt: this.#now(),
+          };
+    if (gate !== carried) this.#store.openGate(gate);
+    this.#events?.onOpen(gate, gate === carried);
+    killPoint('gate-open', this.#store);
     const signals = [options.signal];
     if (options.timeoutMs !== undefined) signals.push(AbortSignal.timeout(options.timeoutMs));
     const signal = AbortSignal.any(signals);
@@ -153,5 +182,18 @@ export class HumanGates {
     });
     this.#events?.onClose(gate, closed);
     return closed;
+  }
+
+  /** Carried gates nobody asked again (their node ended otherwise) are closed, failed, via `resume`. */
+  settleCarried(): void {
+    for (const gate of this.#carried?.unclaimedOpen() ?? []) {
+      const reason = 'interrupted, and not asked again when the run resumed';
+      this.#store.closeGate(this.#runId, gate.id, {
+        status: 'failed',
+        via: 'resume',
+        closedAt: this.#now(),
+      });
+      this.#events?.onClose(gate, { answered: false, reason, via: 'resume' });
+    }
   }
 }

@@ -11,6 +11,8 @@ export const KILL_POINTS = [
   'child-ready',
   /** A model call returned and its usage was recorded. */
   'model-call',
+  /** A gate (a question for a person) was opened and recorded; nobody has answered it. */
+  'gate-open',
   /** A tool call's result was recorded in the caller's transcript. */
   'tool-result',
   /** A child (not the root) ended and its result was recorded. */

@@ -1,4 +1,5 @@
 import { replayTranscript, type Caveats, type TranscriptMessage } from '../protocol/index.js';
+import { CarriedGates, nextGateNumber, pendingGates } from './carried-gates.js';
 import type { ChildEnd } from './child-end.js';
 import { LiveNode, type NodeMode } from './live-node.js';
 import type { ProviderName } from './providers.js';
@@ -101,6 +102,16 @@ export class ResumedRun {
    */
   recordGrant(record: NodeRecord, caveats: Caveats): void {
     this.#store.updateNode(this.#runId, record.id, { payload: { ...record.payload, caveats } });
+  }
+
+  /** The run's gates as a resume takes them: those carried over, and the next new gate's number. */
+  gates(): { carried: CarriedGates; next: number } {
+    const gates = this.#store.listGates({ runId: this.#runId });
+    const pending = pendingGates(gates, this.#store.listEvents(this.#runId));
+    return {
+      carried: new CarriedGates(this.#store, this.#runId, pending),
+      next: nextGateNumber(gates),
+    };
   }
 
   /** Recorded nodes that were running and no resumed parent asked for again. */

@@ -74,6 +74,7 @@ export class Supervisor {
       events: recordedGateEvents((nodeId, kind, fields) => {
         this.#recordId(nodeId, kind, fields);
       }),
+      ...(this.#resumed === undefined ? {} : { resumed: this.#resumed.gates() }),
     });
     const cwd = options.cwd ?? process.cwd();
     this.#gate = new ToolGate({
@@ -189,6 +190,7 @@ export class Supervisor {
 
   /** Recorded nodes that were running and that no resumed parent asked for again end here. */
   #settleUnclaimed(): void {
+    this.#humans.settleCarried();
     for (const record of this.#resumed?.unclaimedActive() ?? []) {
       const reason = 'interrupted, and not asked for again when its parent resumed';
       this.#options.store.updateNode(this.#options.runId, record.id, {

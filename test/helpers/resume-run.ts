@@ -5,7 +5,7 @@ import { SqliteStore } from '../../src/store/index.js';
 import type { EventRecord, NodeRecord, RunRecord } from '../../src/supervisor/index.js';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
 import type { TranscriptEntry } from '../../src/protocol/index.js';
-import { FAST_ENV } from './arbor-process.js';
+import { ArborProcess, FAST_ENV } from './arbor-process.js';
 import { fakeLlm } from './fake-llm.js';
 import { runArbor, type ArborRun } from './run-arbor.js';
 
@@ -64,8 +64,14 @@ export async function resumeDir(playbook: PlaybookInput = THREE_LEVELS) {
     dir,
     db,
     llm,
-    run: (instruction: string, extra?: NodeJS.ProcessEnv): Promise<ArborRun> =>
-      runArbor(['run', ...flags, instruction], { cwd: dir, env: env(extra) }),
+    run: (instruction: string, extra?: NodeJS.ProcessEnv, args: string[] = []): Promise<ArborRun> =>
+      runArbor(['run', ...flags, ...args, instruction], { cwd: dir, env: env(extra) }),
+    /** `arbor resume` as a live process, to answer what it asks while it runs. */
+    resumeLive: (runId: string, args: string[] = []): ArborProcess =>
+      new ArborProcess(['resume', runId, ...flags, ...args], { cwd: dir, env: env() }),
+    /** `arbor gate answer` on this store. */
+    answer: (runId: string, gate: string, text: string): Promise<ArborRun> =>
+      runArbor(['gate', 'answer', runId, gate, text], { cwd: dir, env: env() }),
     resume: (runId: string, args: string[] = [], extra?: NodeJS.ProcessEnv): Promise<ArborRun> =>
       runArbor(['resume', runId, ...flags, ...args], { cwd: dir, env: env(extra) }),
     /** The run's records, read with a store opened as any arbor command opens it. */
