@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline';
 import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
 import { mintRunId, Runtime, type RunStart, type StartedRun } from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
+import { WarmInput } from './warm-input.js';
 import { ndjsonEvents } from './event-log.js';
 import { EXIT } from '../runtime/index.js';
 import { exitCodeFor } from '../runtime/index.js';
@@ -156,7 +156,8 @@ async function runRoot(
   const eventLog = events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   // The answer streams where a person reads it: a terminal stdout, a one-shot run, no report.
   const view: { answer?: AnswerView } = {};
-  const streams = io.isStdoutTty === true && !settings.json && !settings.warm;
+  // A resumed run is a warm session when its record says so, whatever the flags given to resume.
+  const session: { warm: boolean; input?: WarmInput } = { warm: settings.warm };
   const begin = (start: RunStart): StartedRun => {
     if (resume === undefined) return runtime.startRun(start);
     try {
@@ -166,7 +167,7 @@ async function runRoot(
       throw error;
     }
   };
-  const { supervisor, done } = begin({
+  const { supervisor, done, warm, turnOpen } = begin({
     runId,
     config: settings,
     intelligence,
@@ -182,10 +183,16 @@ async function runRoot(
     onEvent: (event, nodes) => {
       eventLog?.(event, nodes);
       view.answer?.onEvent(event, nodes);
-      if (event.type === 'turn' && settings.warm)
+      if (event.type === 'turn' && session.warm) {
         turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));
+        session.input?.answered(event.nodeId);
+      }
+      // The root's child is up: messages that waited for it go now.
+      if (event.type === 'node') session.input?.deliver();
     },
   });
+  session.warm = warm;
+  const streams = io.isStdoutTty === true && !settings.json && !warm;
   const tree = events === 'tree' ? new LiveTree(io.stderr, supervisor.tree) : undefined;
   // No text has streamed yet: the root's child is still starting.
   if (streams) view.answer = new AnswerView(io.stdout, tree);
@@ -200,7 +207,8 @@ async function runRoot(
       );
     },
   });
-  const feeder = settings.warm ? feedInjects(io, supervisor) : undefined;
+  if (warm) session.input = new WarmInput(io, supervisor, turnOpen);
+  const feeder = session.input;
   let result: NodeResult;
   try {
     result = await done;
@@ -225,7 +233,7 @@ async function runRoot(
   await runtime.close();
   if (settings.json) {
     await write(io.stdout, `${JSON.stringify(jsonReport(runId, result, supervisor))}\n`);
-  } else if (!settings.warm) {
+  } else if (!warm) {
     await write(io.stdout, formatOutcome(outcome, false));
   }
   if (outcome.status !== 'completed' && outcome.reason !== undefined) {
@@ -235,24 +243,6 @@ async function runRoot(
     await write(io.stderr, endpointList(intelligence));
   if (signals.interrupted) return EXIT.interrupted;
   return exitCodeFor(outcome.status, result.end.error?.code);
-}
-
-/** In a warm session each line on stdin is the next message; the end of input closes the session. */
-function feedInjects(io: CliIo, supervisor: Supervisor): { close(): void } {
-  const root = supervisor.tree.nodes()[0];
-  const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    if (root !== undefined && line.trim() !== '')
-      supervisor.send(root.id, { type: 'inject', message: line });
-  });
-  lines.on('close', () => {
-    if (root !== undefined) supervisor.send(root.id, { type: 'cancel', reason: 'input ended' });
-  });
-  return {
-    close: () => {
-      lines.close();
-    },
-  };
 }
 
 /**

@@ -50,8 +50,11 @@ export {
 export { encodeFrame } from './encode.js';
 export {
   TRANSCRIPT_EVENT,
+  ChildTranscriptEntrySchema,
   TranscriptEntrySchema,
   replayTranscript,
+  turnAnnounced,
+  type ChildTranscriptEntry,
   type TranscriptEntry,
 } from './transcript-entry.js';
 export {

@@ -10,11 +10,27 @@ export const TRANSCRIPT_EVENT = 'transcript';
  * is appended the moment its call completes, so a crash mid-round keeps the calls that finished),
  * or the transcript cut back to `length` messages (a turn restarted on a swapped model).
  */
-export const TranscriptEntrySchema = z.discriminatedUnion('op', [
+export const ChildTranscriptEntrySchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('append'), message: TranscriptMessageSchema }),
   z.object({ op: z.literal('rewind'), length: CountSchema }),
 ]);
+export type ChildTranscriptEntry = z.infer<typeof ChildTranscriptEntrySchema>;
+
+/**
+ * A recorded change: one a child reported, or `turn`, which the supervisor writes when a warm
+ * node's turn answer reached it (was announced), so a resume does not announce it again.
+ */
+export const TranscriptEntrySchema = z.discriminatedUnion('op', [
+  ...ChildTranscriptEntrySchema.options,
+  z.object({ op: z.literal('turn') }),
+]);
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
+
+/** Whether the last turn the entries hold was announced: a `turn` mark follows its last message. */
+export function turnAnnounced(entries: readonly TranscriptEntry[]): boolean {
+  const mark = entries.findLastIndex((e) => e.op === 'turn');
+  return mark >= 0 && mark > entries.findLastIndex((e) => e.op !== 'turn');
+}
 
 /**
  * The transcript the entries describe, ready to continue from. Tool results were recorded as
@@ -25,7 +41,7 @@ export function replayTranscript(entries: readonly TranscriptEntry[]): Transcrip
   const messages: TranscriptMessage[] = [];
   for (const entry of entries) {
     if (entry.op === 'rewind') messages.length = Math.min(entry.length, messages.length);
-    else messages.push(entry.message);
+    else if (entry.op === 'append') messages.push(entry.message);
   }
   const out: TranscriptMessage[] = [];
   let round: { order: Map<string, number>; results: TranscriptMessage[] } | undefined;

@@ -1,5 +1,5 @@
 import { completeRequest, meetGrant } from '../authority/index.js';
-import type { Caveats, IntelConfig } from '../protocol/index.js';
+import { turnAnnounced, type Caveats, type IntelConfig } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
   Supervisor,
@@ -59,6 +59,13 @@ export interface StartedRun {
    * root never starts (the run is then recorded `crashed`).
    */
   done: Promise<NodeResult>;
+  /** Whether the root is a warm session (a resumed run's is the recorded one). */
+  warm: boolean;
+  /**
+   * Whether the root starts with a turn to answer: false only for a resumed warm session whose
+   * last turn was answered, and announced, before the crash (it waits for the next message).
+   */
+  turnOpen: boolean;
 }
 
 /**
@@ -204,7 +211,11 @@ export class Runtime {
       },
     );
     this.track(supervisor, done);
-    return { runId, supervisor, done };
+    const announced =
+      resume !== undefined &&
+      template.warm === true &&
+      turnAnnounced(this.store.listTranscript(runId, supervisor.tree.nodes()[0]?.id ?? ''));
+    return { runId, supervisor, done, warm: template.warm === true, turnOpen: !announced };
   }
 
   /** Keeps a run's supervisor until `finished` settles (its end recorded), for `close`. */

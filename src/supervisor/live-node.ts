@@ -30,6 +30,11 @@ export class LiveNode {
   spawnError: Error | undefined;
   /** Re-spawned after a crash: its record exists, and its child continues a recorded transcript. */
   resumed = false;
+  /**
+   * A resumed warm node whose last turn was announced before the crash: the child finishes that
+   * turn again from its transcript (no model call), and that repeat is not announced.
+   */
+  announcedTurn = false;
   /** The outcome of each turn so far (warm sessions). */
   readonly turns: Outcome[] = [];
   /** Turns the parent has already read with `subagent.await`. */

@@ -284,10 +284,16 @@ export class NodeLifecycle {
         break;
       }
       case 'turn':
+        if (live.announcedTurn) {
+          // The turn it had answered before the crash, finished again: announced then, not now.
+          live.announcedTurn = false;
+          break;
+        }
         live.recordTurn(frame.outcome);
         store.updateNode(runId, node.id, { outcome: frame.outcome });
         owner.record(node, 'turn', { status: frame.outcome.status });
         owner.emit({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
+        store.appendTranscript(runId, node.id, this.#env.now(), { op: 'turn' });
         break;
       case 'intel_health':
         owner.record(node, 'intel.health', {

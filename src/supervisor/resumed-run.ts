@@ -1,4 +1,9 @@
-import { replayTranscript, type Caveats, type TranscriptMessage } from '../protocol/index.js';
+import {
+  replayTranscript,
+  turnAnnounced,
+  type Caveats,
+  type TranscriptMessage,
+} from '../protocol/index.js';
 import { CarriedGates, nextGateNumber, pendingGates } from './carried-gates.js';
 import type { ChildEnd } from './child-end.js';
 import { LiveNode, type NodeMode } from './live-node.js';
@@ -62,6 +67,11 @@ export class ResumedRun {
   /** A node's transcript as recorded, ready to continue from; empty when it recorded none. */
   transcript(nodeId: string): TranscriptMessage[] {
     return replayTranscript(this.#store.listTranscript(this.#runId, nodeId));
+  }
+
+  /** Whether a warm node's last answered turn was announced before the crash. */
+  turnAnnounced(nodeId: string): boolean {
+    return turnAnnounced(this.#store.listTranscript(this.#runId, nodeId));
   }
 
   /** Model calls a node made before the crash (its recorded assistant messages). */

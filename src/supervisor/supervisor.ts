@@ -377,6 +377,7 @@ export class Supervisor {
     const live = new LiveNode(node, payload, mode, provider);
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
+    live.announcedTurn = payload.warm && resumed?.turnAnnounced(node.id) === true;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();

@@ -1,9 +1,9 @@
 import { configSecrets } from '../intel/scrub.js';
 import {
   scrubSecrets,
-  TranscriptEntrySchema,
+  ChildTranscriptEntrySchema,
   type SpawnPayload,
-  type TranscriptEntry,
+  type ChildTranscriptEntry,
 } from '../protocol/index.js';
 
 /**
@@ -19,8 +19,9 @@ export class TranscriptRecord {
   }
 
   /** The entry to store, or a reason it is not one. */
-  read(fields: unknown): { entry: TranscriptEntry } | { invalid: string } {
-    const parsed = TranscriptEntrySchema.safeParse(fields);
+  read(fields: unknown): { entry: ChildTranscriptEntry } | { invalid: string } {
+    // A child reports its messages; only the supervisor marks a turn as announced.
+    const parsed = ChildTranscriptEntrySchema.safeParse(fields);
     if (!parsed.success) return { invalid: parsed.error.issues[0]?.message ?? 'invalid entry' };
     return { entry: scrubDeep(parsed.data, this.#secrets) };
   }

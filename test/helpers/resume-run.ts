@@ -72,8 +72,20 @@ export async function resumeDir(playbook: PlaybookInput = THREE_LEVELS) {
     /** `arbor gate answer` on this store. */
     answer: (runId: string, gate: string, text: string): Promise<ArborRun> =>
       runArbor(['gate', 'answer', runId, gate, text], { cwd: dir, env: env() }),
-    resume: (runId: string, args: string[] = [], extra?: NodeJS.ProcessEnv): Promise<ArborRun> =>
-      runArbor(['resume', runId, ...flags, ...args], { cwd: dir, env: env(extra) }),
+    resume: (
+      runId: string,
+      args: string[] = [],
+      extra?: NodeJS.ProcessEnv,
+      input?: string,
+    ): Promise<ArborRun> =>
+      runArbor(['resume', runId, ...flags, ...args], {
+        cwd: dir,
+        env: env(extra),
+        ...(input === undefined ? {} : { input }),
+      }),
+    /** `arbor run` as a live process, to feed and watch while it runs. */
+    runLive: (instruction: string, extra?: NodeJS.ProcessEnv, args: string[] = []): ArborProcess =>
+      new ArborProcess(['run', ...flags, ...args, instruction], { cwd: dir, env: env(extra) }),
     /** The run's records, read with a store opened as any arbor command opens it. */
     read: (runId: string) => readRun(db, runId),
   };

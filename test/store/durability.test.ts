@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayTranscript, type TranscriptEntry } from '../../src/protocol/index.js';
+import { replayTranscript, turnAnnounced, type TranscriptEntry } from '../../src/protocol/index.js';
 import { openSqlDatabase, SqliteStore } from '../../src/store/index.js';
 import { whyAbandoned, type RunOwner } from '../../src/store/run-owner.js';
 
@@ -127,6 +127,29 @@ describe('run ownership and interrupted runs', () => {
       'a',
       'b',
     ]);
+    store.close();
+  });
+
+  it("keeps the supervisor's turn marks, which replay ignores and which say a turn was announced", () => {
+    const store = new SqliteStore(tempDb());
+    store.createRun(run('r1'));
+    const user = (text: string): TranscriptEntry => ({
+      op: 'append',
+      message: { role: 'user', text },
+    });
+    const answer: TranscriptEntry = {
+      op: 'append',
+      message: { role: 'assistant', text: 'A1', tool_calls: [] },
+    };
+    for (const entry of [user('first'), answer]) store.appendTranscript('r1', 'n0', 1, entry);
+    expect(turnAnnounced(store.listTranscript('r1', 'n0'))).toBe(false);
+    store.appendTranscript('r1', 'n0', 2, { op: 'turn' });
+    const marked = store.listTranscript('r1', 'n0');
+    expect(turnAnnounced(marked)).toBe(true);
+    expect(replayTranscript(marked)).toHaveLength(2);
+    // The next message opens a turn the mark does not cover.
+    store.appendTranscript('r1', 'n0', 3, user('second'));
+    expect(turnAnnounced(store.listTranscript('r1', 'n0'))).toBe(false);
     store.close();
   });
 });

@@ -1,0 +1,66 @@
+import { describe, expect, it, vi } from 'vitest';
+import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
+
+/** A warm root: each message gets its own answer. */
+const TURNS = {
+  scripts: [
+    { match: { contains: 'second' }, steps: [{ text: 'A2: second answered.' }] },
+    { steps: [{ text: 'A1: first answered.' }] },
+  ],
+};
+
+/** Every message text of a model request, in order. */
+function messagesOf(request: { body: unknown } | undefined): string[] {
+  const body = request?.body as { messages?: { content: unknown }[] } | undefined;
+  return (body?.messages ?? []).map((m) => String(m.content));
+}
+
+describe('arbor resume: warm sessions', () => {
+  it('does not announce again a turn answered before the crash, and takes the next message', async () => {
+    const dir = await resumeDir(TURNS);
+    const live = dir.runLive('Say first.', {}, ['--warm']);
+    expect(await live.waitForStdoutLines(1)).toEqual(['A1: first answered.']);
+    const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
+    // The mark follows the announcement (a crash between the two announces the turn again).
+    await vi.waitFor(() => {
+      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toEqual({ op: 'turn' });
+    });
+    // The supervisor dies while the session waits for its next message.
+    live.signal('SIGKILL');
+    await live.exited;
+    expect(readRun(dir.db, runId).run?.status).toBe('interrupted');
+
+    const resumed = await dir.resume(runId, [], {}, 'second\n');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('A2: second answered.\n');
+    expect(dir.llm.requests).toHaveLength(2);
+    // The second turn continues the recorded conversation.
+    expect(messagesOf(dir.llm.requests[1]).join('\n')).toContain('A1: first answered.');
+    expect(readRun(dir.db, runId).run?.status).toBe('completed');
+  });
+
+  it('announces once a turn whose answer was recorded but not announced at the crash', async () => {
+    const dir = await resumeDir(TURNS);
+    const live = dir.runLive('Say first.', { ARBOR_TEST_KILL_AT: 'model-call:2' }, ['--warm']);
+    await live.waitForStdoutLines(1);
+    live.writeLine('second');
+    expect((await live.exited).signal).toBe('SIGKILL');
+    expect(live.stdout).toBe('A1: first answered.\n');
+    const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
+
+    const resumed = await dir.resume(runId, [], {}, '');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('A2: second answered.\n');
+    // The answer was recorded before the crash: the model is not asked again.
+    expect(dir.llm.requests).toHaveLength(2);
+  });
+
+  it('answers every line of piped input, then closes', async () => {
+    const dir = await resumeDir(TURNS);
+    const live = dir.runLive('Say first.', {}, ['--warm']);
+    live.writeLine('second');
+    live.endInput();
+    expect((await live.exited).code, live.stderr).toBe(0);
+    expect(live.stdout).toBe('A1: first answered.\nA2: second answered.\n');
+  });
+});
