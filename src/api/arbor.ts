@@ -5,12 +5,14 @@ import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
 import {
   checkRunLog,
+  continuedRun,
   eventOf,
   exitCodeFor,
   fromWireEvent,
   mintRunId,
   prepareRunSafety,
   preparePlan,
+  runLogRun,
   Runtime,
   startPlan,
   type RunConfig,
@@ -134,10 +136,15 @@ export class Arbor {
     planOrPath: string | Plan,
     options: PlanRunOptions & { resume?: boolean } = {},
   ): RunHandle {
-    const runId = mintRunId();
+    const resume = options.resume === true;
+    // A resume of a run the supervisor's crash interrupted continues that run, under its id.
+    const continues =
+      resume && typeof planOrPath === 'string'
+        ? continuedRun(this.#runtime.store, runLogRun(planOrPath), options.worktrees === true)
+        : undefined;
+    const runId = continues ?? mintRunId();
     return this.#start(runId, options.signal, async (start, events) => {
       const file = typeof planOrPath === 'string' ? planOrPath : this.#writePlan(runId, planOrPath);
-      const resume = options.resume === true;
       const { plan, runLog, authoredPath } = await preparePlan(file, {
         resume,
         authored: options.authoredPlan,
@@ -160,6 +167,7 @@ export class Arbor {
         verifyTimeoutMs: msOf(options.verifyTimeout, 'verifyTimeout') ?? 300_000,
         worktrees: options.worktrees === true,
         provider: undefined,
+        continues: continues !== undefined,
         meta: { command: resume ? 'api plan resume' : 'api plan run' },
       });
       const root = started.supervisor.tree.nodes()[0];

@@ -24,7 +24,9 @@ met with its own caveat_policy (an axis it leaves out is denied), its write lane
 folded into fs_write; its verify command runs after it if its exec caveat permits that exact
 command. The authored file is never written: the run-log, plan.run.toml beside it, is rewritten
 atomically after every transition. \`resume\` continues a run-log: done leaves are kept, every
-other leaf (one caught running by a crash too) runs again. A resume takes every leaf's
+other leaf runs again. When the run it names was interrupted (its supervisor died), that run
+itself continues: a leaf caught running goes on from its recorded transcript, and one that had
+ended keeps its result (not under --worktrees). A resume takes every leaf's
 instruction and authority from the authored plan (plan.toml beside plan.run.toml, or --plan);
 the run-log gives only statuses and results, so editing it cannot widen a leaf, and a run-log
 that is not byte for byte what its run last recorded in the store is refused unless

@@ -2,6 +2,7 @@ import { runLogPath, type Plan } from '../plan/index.js';
 import { isArborError, type IntelConfig } from '../protocol/index.js';
 import {
   checkRunLog,
+  continuedRun,
   EXIT,
   mintRunId,
   preparePlan,
@@ -91,6 +92,10 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   });
   if (runLog !== undefined && trust !== true)
     await verifyRunLog(planFile, runLog.run, settings.dbPath);
+  // A run the supervisor's crash interrupted is continued under its own id, its running leaves
+  // re-spawned from their transcripts; under `--worktrees` (fresh worktrees for leaves that run
+  // again), and for a run that ended, the run-log's resume records a new run.
+  const continues = runToContinue(settings.dbPath, runLog?.run, flags.worktrees);
   // The plan and its run-log are the run's own state: leaves may read them, never write them.
   const safety = await prepareRunSafety(settings, io.env, {
     cwd: process.cwd(),
@@ -108,6 +113,7 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
       mockLabel,
       command,
       events,
+      continues,
     }),
   );
 }
@@ -123,10 +129,12 @@ interface PlanRunContext {
   mockLabel: string | undefined;
   command: string;
   events: EventsMode;
+  /** The id of the interrupted run this resume continues. */
+  continues: string | undefined;
 }
 
 async function runPlanWithStore(context: PlanRunContext): Promise<number> {
-  const runId = mintRunId();
+  const runId = context.continues ?? mintRunId();
   const unrouteWarnings = routeWarnings(context.events, runId, context.io);
   try {
     return await runPlanOnce(context, runId);
@@ -151,6 +159,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
       verifyTimeoutMs: flags.verifyTimeoutMs,
       worktrees: flags.worktrees,
       provider: settings.provider,
+      continues: context.continues !== undefined,
       config: settings,
       intelligence: context.intelligence,
       safety: context.safety,
@@ -202,6 +211,16 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
   }
   if (signals.interrupted) return EXIT.interrupted;
   return end.status === 'completed' ? EXIT.ok : EXIT.partial;
+}
+
+/** The interrupted run a resume continues, if any (see `continuedRun`). */
+function runToContinue(dbPath: string, runId: string | undefined, worktrees: boolean) {
+  const store = new SqliteStore(dbPath);
+  try {
+    return continuedRun(store, runId, worktrees);
+  } finally {
+    store.close();
+  }
 }
 
 /** A run-log is trusted only as the bytes its run last wrote (see `checkRunLog`). */

@@ -30,6 +30,12 @@ export interface PlanStart extends RunStart {
   worktrees: boolean;
   /** Provider for every leaf (default `process`). */
   provider: 'process' | 'spawn' | 'fork' | undefined;
+  /**
+   * `runId` names an interrupted run of this plan, continued rather than recorded anew: its
+   * recorded tree is rebuilt, leaves that had finished keep their results, and leaves that were
+   * running are re-spawned from their transcripts (see `Runtime.continuePlan`).
+   */
+  continues?: boolean;
 }
 
 /** How a plan run ended. */
@@ -67,19 +73,25 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
   const cwd = runtime.cwd;
   const worktrees = start.worktrees ? await PlanWorktrees.open(cwd, runId) : undefined;
   const { store } = runtime;
-  store.createRun({
-    id: runId,
-    instruction: config.instruction,
-    status: 'running',
-    createdAt: Date.now(),
-    meta: { ...start.meta, plan: path.resolve(start.file), run_log: path.resolve(logPath) },
-  });
+  const continued =
+    start.continues === true
+      ? runtime.continuePlan(runId, rootTemplate(start), config.deadlineMs)
+      : undefined;
+  if (continued === undefined)
+    store.createRun({
+      id: runId,
+      instruction: config.instruction,
+      status: 'running',
+      createdAt: Date.now(),
+      meta: { ...start.meta, plan: path.resolve(start.file), run_log: path.resolve(logPath) },
+    });
   // Leaves are the plan's children: the plan's own concurrency bounds how many run at once.
-  const supervisor = runtime.supervise(start, runId, {
-    breadth: start.concurrency,
-    total: count,
-    rate: count,
-  });
+  const supervisor = runtime.supervise(
+    start,
+    runId,
+    { breadth: start.concurrency, total: count, rate: count },
+    continued?.state,
+  );
   const stop = new AbortController();
   const nodes = new Map<string, string>();
   plan.run = runId;
@@ -87,7 +99,7 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
     recordRunLog(store, runId, logPath, text);
   });
   log.update().catch(() => undefined);
-  const planNode = supervisor.openPlan(rootTemplate(start));
+  const planNode = supervisor.openPlan(continued?.template ?? rootTemplate(start));
 
   const run = async (): Promise<PlanEnd> => {
     let summary: ScheduleSummary;

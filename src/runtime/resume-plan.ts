@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parsePlanToml } from '../plan/index.js';
 import { ArborError, type Limits } from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord } from '../supervisor/index.js';
@@ -13,10 +15,15 @@ export interface ResumePlan {
 /**
  * Checks that a run can be resumed and reads what resuming it needs. Only an `interrupted` run
  * can be (a run still marked `running` is checked again first: its supervisor may have died since
- * the store was opened); a run whose lease a live supervisor holds, a run that ended, and a plan
- * run (it resumes with `arbor plan resume`) are refused with a message saying so.
+ * the store was opened); a run whose lease a live supervisor holds, a run that ended, and (unless
+ * `plan` says it is one) a plan run, which resumes from its run-log, are refused with a message
+ * saying so.
  */
-export function planResume(store: SqliteStore, runId: string): ResumePlan {
+export function planResume(
+  store: SqliteStore,
+  runId: string,
+  options: { plan?: boolean } = {},
+): ResumePlan {
   let run = store.getRun(runId);
   if (run === undefined)
     throw new ArborError('config', `There is no run \`${runId}\` in the store.`);
@@ -37,11 +44,13 @@ export function planResume(store: SqliteStore, runId: string): ResumePlan {
       'config',
       `Run \`${runId}\` already ended \`${run.status}\`: only an interrupted run can be resumed.`,
     );
-  if (run.meta.plan !== undefined)
+  if (run.meta.plan !== undefined && options.plan !== true) {
+    const log = typeof run.meta.run_log === 'string' ? run.meta.run_log : 'PLAN.run.toml';
     throw new ArborError(
       'config',
-      `Run \`${runId}\` is a plan run: resume it with \`arbor plan resume PLAN --run-log LOG\`.`,
+      `Run \`${runId}\` is a plan run: it resumes from its run-log, with \`arbor plan resume ${log}\`.`,
     );
+  }
   const nodes = store.listNodes(runId);
   const root = nodes.find((n) => n.parentId === undefined);
   if (root === undefined)
@@ -64,4 +73,29 @@ export function resumedLimits(
   const total = deadlineMs ?? recorded.deadline_ms;
   if (total === undefined) return recorded;
   return { ...recorded, deadline_ms: Math.max(1, total - activeMs) };
+}
+
+/**
+ * The run a resume of a run-log continues: the run it names, when the store holds that run as
+ * interrupted (a run marked running whose supervisor is gone is marked so first). Under
+ * worktrees, and for a run that ended, a resume records a new run instead (`undefined`).
+ */
+export function continuedRun(
+  store: SqliteStore,
+  runId: string | undefined,
+  worktrees: boolean,
+): string | undefined {
+  if (runId === undefined || worktrees) return undefined;
+  store.reapInterrupted();
+  return store.getRun(runId)?.status === 'interrupted' ? runId : undefined;
+}
+
+/** The run a run-log file names, read at once; `undefined` when it cannot be read (yet). */
+export function runLogRun(file: string): string | undefined {
+  try {
+    return parsePlanToml(readFileSync(file, 'utf8')).run;
+  } catch {
+    // An unreadable or invalid run-log is reported, with its reason, where the plan is prepared.
+    return undefined;
+  }
 }

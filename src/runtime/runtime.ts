@@ -1,5 +1,5 @@
 import { completeRequest, meetGrant } from '../authority/index.js';
-import { turnAnnounced, type Caveats, type IntelConfig } from '../protocol/index.js';
+import { CaveatsSchema, turnAnnounced, type Caveats, type IntelConfig } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
   Supervisor,
@@ -15,7 +15,7 @@ import {
 } from '../supervisor/index.js';
 import type { HostTool } from '../tools/index.js';
 import { mintRunId } from './run-id.js';
-import { planResume, resumedLimits } from './resume-plan.js';
+import { planResume, resumedLimits, type ResumePlan } from './resume-plan.js';
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
 
@@ -171,7 +171,6 @@ export class Runtime {
       limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
       warm: recorded.warm,
     };
-    this.store.claimRun(runId);
     // The record says what the resumed run holds, so a later resume starts from it again.
     const deadline = options.deadlineMs ?? recorded.limits.deadline_ms;
     this.store.updateNode(runId, plan.root.id, {
@@ -184,13 +183,45 @@ export class Runtime {
         },
       },
     });
+    this.#takeOver(runId, plan);
+    return this.#runRoot(start, runId, template, { nodes: plan.nodes });
+  }
+
+  /**
+   * Takes over an interrupted plan run (see `startPlan`): the plan node's template is `template`
+   * with the recorded grant met with its own (only ever narrowed) and the recorded limits, the
+   * deadline counting only the time the run was active (`deadlineMs` replaces it).
+   */
+  continuePlan(
+    runId: string,
+    template: RootTemplate,
+    deadlineMs: number | undefined,
+  ): { template: RootTemplate; state: ResumeState } {
+    const plan = planResume(this.store, runId, { plan: true });
+    const recorded = plan.root.payload;
+    const caveats = meetGrant(recorded.caveats, CaveatsSchema.parse(template.caveats ?? {}), {
+      cwd: this.cwd,
+    });
+    this.#takeOver(runId, plan);
+    return {
+      template: {
+        ...template,
+        caveats,
+        limits: resumedLimits(recorded.limits, plan.activeMs, deadlineMs),
+      },
+      state: { nodes: plan.nodes },
+    };
+  }
+
+  /** This process holds the run now; the record says when, and what it took over. */
+  #takeOver(runId: string, plan: ResumePlan): void {
+    this.store.claimRun(runId);
     this.store.appendEvent({
       runId,
       ts: Date.now(),
       kind: 'run.resumed',
       data: { active_ms: plan.activeMs, nodes: plan.nodes.length, owner: this.store.owner },
     });
-    return this.#runRoot(start, runId, template, { nodes: plan.nodes });
   }
 
   #runRoot(

@@ -4,6 +4,7 @@ import {
   type Caveats,
   type TranscriptMessage,
 } from '../protocol/index.js';
+import { SubagentRunArgs } from '../tools/index.js';
 import { CarriedGates, nextGateNumber, pendingGates } from './carried-gates.js';
 import type { ChildEnd } from './child-end.js';
 import { LiveNode, type NodeMode } from './live-node.js';
@@ -21,6 +22,35 @@ export interface ResumeState {
 export type Reattach =
   | { kind: 'ended'; record: NodeRecord; end: ChildEnd }
   | { kind: 'respawn'; record: NodeRecord; transcript: TranscriptMessage[] };
+
+/** A child whose spawn had returned to its parent before the crash, and what the parent asked. */
+export interface Returned {
+  args: SubagentRunArgs;
+  reattach: Reattach;
+}
+
+/** Modes whose spawn returns a handle at once, the child running on: re-spawned on their own. */
+export const RUNS_ON: ReadonlySet<string> = new Set(['async', 'detached']);
+
+/** How a recorded node that is not run again ends: `cancelled`, with the reason. */
+export function leftOver(record: NodeRecord, reason: string): Extract<Reattach, { kind: 'ended' }> {
+  return {
+    kind: 'ended',
+    record,
+    end: {
+      outcome: {
+        status: 'cancelled',
+        partial: true,
+        result: null,
+        reason,
+        scheduled: [],
+        subscriptions: [],
+      },
+      via: 'result',
+      exit: { code: null, signal: null },
+    },
+  };
+}
 
 const ACTIVE = new Set(['pending', 'spawning', 'running', 'paused', 'interrupted']);
 
@@ -84,7 +114,35 @@ export class ResumedRun {
     const siblings = this.#unclaimed.get(parentId);
     const at = siblings?.findIndex((n) => n.instruction === instruction) ?? -1;
     const record = at < 0 ? undefined : siblings?.splice(at, 1)[0];
-    if (record === undefined) return undefined;
+    return record === undefined ? undefined : this.#reattach(record);
+  }
+
+  /**
+   * The children whose spawn had returned to `parentId` before the crash (the result, naming the
+   * child's handle, is in the parent's transcript): the parent will not ask for them again, and
+   * may await them. Each is taken out of the matching of repeated spawns.
+   */
+  returned(parentId: string): Returned[] {
+    const messages = this.transcript(parentId);
+    const calls = new Map(
+      messages.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => [c.id, c]) : [])),
+    );
+    const siblings = this.#unclaimed.get(parentId) ?? [];
+    const out: Returned[] = [];
+    for (const message of messages) {
+      if (message.role !== 'tool' || message.name !== 'subagent.run' || message.is_error) continue;
+      const at = siblings.findIndex((n) => n.id === handleOf(message.content));
+      const record = siblings[at];
+      if (record === undefined) continue;
+      const parsed = SubagentRunArgs.safeParse(calls.get(message.id)?.args);
+      const args = parsed.success ? parsed.data : { instruction: record.instruction };
+      siblings.splice(at, 1);
+      out.push({ args, reattach: this.#reattach(record) });
+    }
+    return out;
+  }
+
+  #reattach(record: NodeRecord): Reattach {
     if (this.isActive(record))
       return { kind: 'respawn', record, transcript: this.transcript(record.id) };
     return {
@@ -128,6 +186,12 @@ export class ResumedRun {
   unclaimedActive(): NodeRecord[] {
     return [...this.#unclaimed.values()].flat().filter((n) => this.isActive(n));
   }
+}
+
+/** The child handle a `subagent.run` result names, as the parent's transcript recorded it. */
+function handleOf(content: unknown): string | undefined {
+  if (typeof content !== 'object' || content === null || !('handle' in content)) return undefined;
+  return typeof content.handle === 'string' ? content.handle : undefined;
 }
 
 /**

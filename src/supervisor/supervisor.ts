@@ -25,8 +25,16 @@ import {
 import type { ProviderName } from './providers.js';
 import { DEFAULT_SPAWN_LIMITS, type Admitted } from './spawn-chokepoint.js';
 import { SpawnDoor } from './spawn-door.js';
-import { endedChild, ResumedRun, resumeTemplate, type Reattach } from './resumed-run.js';
+import {
+  endedChild,
+  leftOver,
+  ResumedRun,
+  resumeTemplate,
+  RUNS_ON,
+  type Reattach,
+} from './resumed-run.js';
 import { ToolGate } from './tool-gate.js';
+import type { NodeRecord } from './store-port.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
@@ -191,17 +199,20 @@ export class Supervisor {
   /** Recorded nodes that were running and that no resumed parent asked for again end here. */
   #settleUnclaimed(): void {
     this.#humans.settleCarried();
-    for (const record of this.#resumed?.unclaimedActive() ?? []) {
-      const reason = 'interrupted, and not asked for again when its parent resumed';
-      this.#options.store.updateNode(this.#options.runId, record.id, {
-        status: 'cancelled',
-        endedAt: this.#now(),
-        error: reason,
-      });
-      const node = this.tree.get(record.id);
-      if (node !== undefined) this.#owner.setStatus(node, 'cancelled');
-      this.#recordId(record.id, 'node.end', { status: 'cancelled', via: 'resume', reason });
-    }
+    for (const record of this.#resumed?.unclaimedActive() ?? [])
+      this.#settleLeftover(record, 'interrupted, and not asked for again when its parent resumed');
+  }
+
+  /** Ends a recorded node that was running and is not run again: `cancelled`, with the reason. */
+  #settleLeftover(record: NodeRecord, reason: string): void {
+    this.#options.store.updateNode(this.#options.runId, record.id, {
+      status: 'cancelled',
+      endedAt: this.#now(),
+      error: reason,
+    });
+    const node = this.tree.get(record.id);
+    if (node !== undefined) this.#owner.setStatus(node, 'cancelled');
+    this.#recordId(record.id, 'node.end', { status: 'cancelled', via: 'resume', reason });
   }
 
   /** Sends a control frame to a live node; false when it has no live child. */
@@ -245,12 +256,17 @@ export class Supervisor {
    * 'plan' })`, through the same chokepoint as every other spawn; close it with `closePlan`.
    */
   openPlan(template: RootTemplate): LiveNode {
-    const { node, payload } = this.#mintRoot(template);
+    const resuming = this.#resumed !== undefined;
+    // A resumed plan's node is its recorded one: its leaves are matched to their records.
+    const { node, payload } = resuming ? this.#resumeRoot(template) : this.#mintRoot(template);
     const live = new LiveNode(node, payload, 'plan', 'spawn');
     this.#all.set(node.id, live);
-    this.#options.store.createNode(
-      nodeRecord(this.#options.runId, node, payload, 'plan', 'running'),
-    );
+    if (resuming)
+      this.#options.store.updateNode(this.#options.runId, node.id, { status: 'running' });
+    else
+      this.#options.store.createNode(
+        nodeRecord(this.#options.runId, node, payload, 'plan', 'running'),
+      );
     node.status = 'running';
     this.#options.onEvent?.({ type: 'node', node });
     return live;
@@ -259,6 +275,7 @@ export class Supervisor {
   /** Ends a plan's node with the plan's status, once its leaves have all ended. */
   async closePlan(plan: LiveNode, status: TerminalStatus): Promise<void> {
     await Promise.all([...this.#live.values()].map((other) => other.ended()));
+    this.#settleUnclaimed();
     await this.#gate.close();
     this.#budget.close(plan.node.id);
     plan.node.status = status;
@@ -377,11 +394,43 @@ export class Supervisor {
     const live = new LiveNode(node, payload, mode, provider);
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
-    live.announcedTurn = payload.warm && resumed?.turnAnnounced(node.id) === true;
+    // A warm sub-agent's turns are its parent's to read: only the root's were announced.
+    live.announcedTurn =
+      mode === 'root' && payload.warm && resumed?.turnAnnounced(node.id) === true;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();
+    if (resumed !== undefined) this.#adoptReturned(live, resumed);
     return live;
+  }
+
+  /**
+   * A resumed node's children whose spawn had returned before the crash: it may await them, and
+   * will not spawn them again. Those that had ended stand with their results; asynchronous and
+   * detached ones that were running are re-spawned on their own, from their transcripts.
+   */
+  #adoptReturned(parent: LiveNode, resumed: ResumedRun): void {
+    for (const { args, reattach } of resumed.returned(parent.node.id)) {
+      const mode = args.mode ?? 'sync';
+      let ended = reattach.kind === 'ended' ? reattach : undefined;
+      if (reattach.kind === 'respawn') {
+        const decision = RUNS_ON.has(mode) ? this.#door.readmit(parent, args) : undefined;
+        if (decision?.ok === true) {
+          this.#startChild(parent, decision, [], {}, reattach);
+          continue;
+        }
+        const reason =
+          decision === undefined
+            ? `interrupted; a ${mode} sub-agent is not resumed`
+            : `interrupted, and not re-spawned: ${decision.reason}`;
+        this.#settleLeftover(reattach.record, reason);
+        ended = leftOver(reattach.record, reason);
+      }
+      if (ended === undefined) continue;
+      this.#all.set(ended.record.id, endedChild(this.tree.require(ended.record.id), ended, mode));
+      if (reattach.kind === 'ended')
+        this.#recordId(ended.record.id, 'node.reused', { status: ended.record.status });
+    }
   }
 
   #onEnded(live: LiveNode, end: ChildEnd): void {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isArborError } from '../../src/index.js';
 import { collect, openArbor } from './helpers.js';
+import { join } from 'node:path';
+import { leafScript, planDir } from '../helpers/plan-run.js';
 import { readRun, resumeDir, runIdOf, THREE_LEVELS, toolsOf } from '../helpers/resume-run.js';
 
 describe('arbor.resume(runId)', () => {
@@ -52,5 +54,44 @@ describe('arbor.resume(runId)', () => {
     const error: unknown = await again.result.catch((e: unknown) => e);
     expect(isArborError(error, 'config')).toBe(true);
     expect((error as Error).message).toContain('already ended `completed`');
+  });
+
+  it('continues an interrupted plan run under its own id with `runPlan(runLog, { resume: true })`', async () => {
+    const playbook = {
+      scripts: [
+        leafScript(
+          'Task A',
+          { text: 'A looks.', tool_calls: [{ name: 'fs.list', args: { path: '.' } }] },
+          { text: 'A done' },
+        ),
+        leafScript('Task B', { text: 'B done' }),
+      ],
+    };
+    const plan = await planDir(
+      `[[subtask]]\nid = "a"\ninstruction = "Task A: first"\n\n[[subtask]]\nid = "b"\ninstruction = "Task B: second"\ndeps = ["a"]\n`,
+      playbook,
+    );
+    const crashed = await plan.arbor('run', 'plan.toml', ['--fs-read', '.'], {
+      ARBOR_TEST_KILL_AT: 'tool-result:1',
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = (await plan.readLog()).run;
+
+    const { arbor, server } = await openArbor(playbook, {
+      store: plan.db,
+      cwd: plan.dir,
+      grant: { fsRead: ['.'], exec: [] },
+    });
+    const handle = arbor.runPlan(join(plan.dir, 'plan.run.toml'), { resume: true });
+    expect(handle.runId).toBe(runId);
+    const result = await handle.result;
+    await arbor.close();
+    expect(result.status).toBe('completed');
+    // a went on from its recorded tool result: its first step was not asked for again.
+    const firstSteps = server.requests.filter(
+      (r) => !JSON.stringify(r.body).includes('"role":"tool"'),
+    );
+    expect(firstSteps.map((r) => JSON.stringify(r.body).includes('Task A'))).toEqual([false]);
+    expect(readRun(plan.db, runId ?? '').run?.status).toBe('completed');
   });
 });

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { leafScript, planDir, toolResultsOf } from '../helpers/plan-run.js';
+import { leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
 
 const CHAIN = `[[subtask]]
 id = "a"
@@ -57,6 +57,59 @@ describe('arbor plan resume', () => {
     expect(requestsFor(plan.llm, 'Task B')).toBe(1);
     const final = await plan.readLog();
     expect(final.subtask.every((s) => s.status === 'done')).toBe(true);
+  });
+
+  it('continues the interrupted run itself: a leaf caught mid-way goes on from its transcript', async () => {
+    const plan = await planDir(CHAIN, {
+      scripts: [
+        leafScript('Task A', { text: 'A done' }),
+        leafScript(
+          'Task B',
+          { text: 'B looks.', tool_calls: [{ name: 'fs.list', args: { path: '.' } }] },
+          { text: 'B done' },
+        ),
+        leafScript('Task C', { text: 'C done' }),
+      ],
+    });
+    // b's tool result is recorded: the supervisor dies in b's second step.
+    const crashed = await plan.arbor('run', 'plan.toml', ['--fs-read', '.'], {
+      ARBOR_TEST_KILL_AT: 'tool-result:1',
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = (await plan.readLog()).run;
+    expect(runId).toBeDefined();
+    const bFirstSteps = () =>
+      plan.llm.requests.filter((r) => {
+        const body = JSON.stringify(r.body);
+        return body.includes('Task B') && !body.includes('"role":"tool"');
+      }).length;
+    expect(bFirstSteps()).toBe(1);
+
+    const resumed = await plan.arbor('resume', 'plan.run.toml', ['--fs-read', '.']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The same run, continued: not a new one.
+    expect(resumed.report?.run_id).toBe(runId);
+    expect(resumed.report?.leaves.map((l) => [l.id, l.status, l.result])).toEqual([
+      ['a', 'done', 'A done'],
+      ['b', 'done', 'B done'],
+      ['c', 'done', 'C done'],
+    ]);
+    expect(requestsFor(plan.llm, 'Task A')).toBe(1);
+    // b's first step (and its tool call) is not run again.
+    expect(bFirstSteps()).toBe(1);
+    expect(toolResultsOf(plan.llm, 'Task B')).toHaveLength(1);
+    const record = runRecord(plan.db, runId!);
+    expect(record.events.filter((e) => e.kind === 'run.resumed')).toHaveLength(1);
+    const b = record.nodes.find((n) => n.instruction.includes('Task B'));
+    expect(record.events.filter((e) => e.kind === 'node.resumed').map((e) => e.nodeId)).toEqual([
+      b?.id,
+    ]);
+    expect(record.nodes.map((n) => n.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ]);
   });
 
   it('retries failed and blocked leaves on resume, keeping the done ones', async () => {
