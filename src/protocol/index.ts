@@ -52,6 +52,7 @@ export {
   TRANSCRIPT_EVENT,
   ChildTranscriptEntrySchema,
   TranscriptEntrySchema,
+  announcedTurns,
   replayTranscript,
   turnAnnounced,
   type ChildTranscriptEntry,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CountSchema } from './primitives.js';
 import { TranscriptMessageSchema, type TranscriptMessage } from './messages.js';
+import { OutcomeSchema, type Outcome } from './outcome.js';
 
 /** The `event` a child reports each change of its transcript with, so a crash loses none of it. */
 export const TRANSCRIPT_EVENT = 'transcript';
@@ -18,13 +19,19 @@ export type ChildTranscriptEntry = z.infer<typeof ChildTranscriptEntrySchema>;
 
 /**
  * A recorded change: one a child reported, or `turn`, which the supervisor writes when a warm
- * node's turn answer reached it (was announced), so a resume does not announce it again.
+ * node's turn answer reached it (was announced), with that turn's outcome, so a resume neither
+ * announces it again nor loses it.
  */
 export const TranscriptEntrySchema = z.discriminatedUnion('op', [
   ...ChildTranscriptEntrySchema.options,
-  z.object({ op: z.literal('turn') }),
+  z.object({ op: z.literal('turn'), outcome: OutcomeSchema.optional() }),
 ]);
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
+
+/** The outcomes of the turns the entries mark as announced, in order. */
+export function announcedTurns(entries: readonly TranscriptEntry[]): Outcome[] {
+  return entries.flatMap((e) => (e.op === 'turn' && e.outcome !== undefined ? [e.outcome] : []));
+}
 
 /** Whether the last turn the entries hold was announced: a `turn` mark follows its last message. */
 export function turnAnnounced(entries: readonly TranscriptEntry[]): boolean {

@@ -42,6 +42,7 @@ export class LiveNode {
   readonly #ended: Promise<ChildEnd>;
   #resolveEnded!: (end: ChildEnd) => void;
   #turnWaiters: (() => void)[] = [];
+  readonly #pendingInjects: string[] = [];
 
   constructor(node: TreeNode, payload: SpawnPayload, mode: NodeMode, provider: ProviderName) {
     this.node = node;
@@ -67,6 +68,34 @@ export class LiveNode {
     this.end = end;
     this.#resolveEnded(end);
     this.#wakeTurns();
+  }
+
+  /**
+   * Gives a warm node a message: its runner delivers it at once when its child is ready, else as
+   * soon as it is (a node just spawned, re-spawned or restarting); until the runner exists the
+   * node keeps it. False once the node has ended.
+   */
+  inject(message: string): boolean {
+    if (!this.isLive) return false;
+    if (this.runner === undefined) this.#pendingInjects.push(message);
+    else this.runner.send({ type: 'inject', message });
+    return true;
+  }
+
+  /** Messages given before the runner existed, for it to deliver (taken once). */
+  takePendingInjects(): string[] {
+    return this.#pendingInjects.splice(0);
+  }
+
+  /**
+   * A warm sub-agent re-spawned after a crash takes up its conversation where it stood: the turns
+   * that had reached the supervisor (their numbers unchanged), how many its parent had read, and
+   * the messages its parent had sent that it had not yet taken in, given again.
+   */
+  resumeWarm(state: { turns: Outcome[]; awaited: number; unread: string[] }): void {
+    this.turns.push(...state.turns);
+    this.awaited = Math.min(state.awaited, state.turns.length);
+    for (const message of state.unread) this.inject(message);
   }
 
   recordTurn(outcome: Outcome): void {

@@ -226,6 +226,8 @@ export class NodeLifecycle {
         owner.setStatus(node, 'spawning');
       },
     });
+    // Messages given while the node was being prepared wait in the runner for its child.
+    for (const message of live.takePendingInjects()) live.runner.send({ type: 'inject', message });
     void live.runner.run().then(
       (end) => {
         this.#finish(end);
@@ -293,7 +295,13 @@ export class NodeLifecycle {
         store.updateNode(runId, node.id, { outcome: frame.outcome });
         owner.record(node, 'turn', { status: frame.outcome.status });
         owner.emit({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
-        store.appendTranscript(runId, node.id, this.#env.now(), { op: 'turn' });
+        this.#transcript ??= new TranscriptRecord(live.payload);
+        store.appendTranscript(
+          runId,
+          node.id,
+          this.#env.now(),
+          this.#transcript.turn(frame.outcome),
+        );
         break;
       case 'intel_health':
         owner.record(node, 'intel.health', {

@@ -1,6 +1,8 @@
 import {
+  announcedTurns,
   replayTranscript,
   turnAnnounced,
+  type Outcome,
   type Caveats,
   type TranscriptMessage,
 } from '../protocol/index.js';
@@ -30,7 +32,17 @@ export interface Returned {
 }
 
 /** Modes whose spawn returns a handle at once, the child running on: re-spawned on their own. */
-export const RUNS_ON: ReadonlySet<string> = new Set(['async', 'detached']);
+export const RUNS_ON: ReadonlySet<string> = new Set(['async', 'detached', 'warm']);
+
+/** Where a warm sub-agent's conversation with its parent stood at the crash. */
+export interface WarmState {
+  /** The outcomes of the turns that had reached the supervisor, in order. */
+  turns: Outcome[];
+  /** How many of them the parent had read with `subagent.await`. */
+  awaited: number;
+  /** Messages the parent had sent that the sub-agent had not yet taken into its transcript. */
+  unread: string[];
+}
 
 /** How a recorded node that is not run again ends: `cancelled`, with the reason. */
 export function leftOver(record: NodeRecord, reason: string): Extract<Reattach, { kind: 'ended' }> {
@@ -131,7 +143,7 @@ export class ResumedRun {
     const out: Returned[] = [];
     for (const message of messages) {
       if (message.role !== 'tool' || message.name !== 'subagent.run' || message.is_error) continue;
-      const at = siblings.findIndex((n) => n.id === handleOf(message.content));
+      const at = siblings.findIndex((n) => n.id === fieldOf(message.content, 'handle'));
       const record = siblings[at];
       if (record === undefined) continue;
       const parsed = SubagentRunArgs.safeParse(calls.get(message.id)?.args);
@@ -140,6 +152,38 @@ export class ResumedRun {
       out.push({ args, reattach: this.#reattach(record) });
     }
     return out;
+  }
+
+  /** Where the conversation of a parent with its warm sub-agent stood, from both transcripts. */
+  warmState(parentId: string, childId: string): WarmState {
+    const parent = this.transcript(parentId);
+    const calls = new Map(
+      parent.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => [c.id, c]) : [])),
+    );
+    let awaited = 0;
+    const sent: string[] = [];
+    for (const message of parent) {
+      if (message.role !== 'tool' || fieldOf(message.content, 'handle') !== childId) continue;
+      if (message.name === 'subagent.await' && fieldOf(message.content, 'timed_out') !== true)
+        awaited += 1;
+      const text = calls.get(message.id)?.args.message;
+      if (message.name === 'subagent.send' && !message.is_error && typeof text === 'string')
+        sent.push(text);
+    }
+    // The sub-agent takes each message into its transcript as it starts answering it, in order.
+    const taken = this.transcript(childId).flatMap((m) => (m.role === 'user' ? [m.text] : []));
+    let at = 0;
+    const unread = sent.filter((text) => {
+      const found = taken.indexOf(text, at);
+      if (found < 0) return true;
+      at = found + 1;
+      return false;
+    });
+    return {
+      turns: announcedTurns(this.#store.listTranscript(this.#runId, childId)),
+      awaited,
+      unread,
+    };
   }
 
   #reattach(record: NodeRecord): Reattach {
@@ -188,10 +232,10 @@ export class ResumedRun {
   }
 }
 
-/** The child handle a `subagent.run` result names, as the parent's transcript recorded it. */
-function handleOf(content: unknown): string | undefined {
-  if (typeof content !== 'object' || content === null || !('handle' in content)) return undefined;
-  return typeof content.handle === 'string' ? content.handle : undefined;
+/** A field of a `subagent.*` result, as the parent's transcript recorded it. */
+function fieldOf(content: unknown, key: string): unknown {
+  if (typeof content !== 'object' || content === null) return undefined;
+  return (content as Record<string, unknown>)[key];
 }
 
 /**

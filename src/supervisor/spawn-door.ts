@@ -88,13 +88,16 @@ export class SpawnDoor {
    * and rate are not counted again); only its grant and budget share are minted again.
    */
   readmit(caller: LiveNode, args: SubagentRunArgs): Admitted | Refused {
+    const context = this.#context();
     const decision = admitSpawn(
       { node: caller.node, payload: caller.payload, liveChildren: 0 },
       args,
       {
-        ...this.#context(),
+        ...context,
         limits: { ...this.#options.limits, maxBreadth: Infinity, maxTotal: Infinity },
-        rate: new SpawnRate(1, 1, this.#options.now()),
+        // A token of its own, at the context's own instant: a clock that ticked in between
+        // would leave it a token short.
+        rate: new SpawnRate(1, 1, context.now),
       },
     );
     if (!decision.ok)

@@ -30,7 +30,9 @@ export class SpawnRate {
     return Math.ceil(((1 - this.#tokens) * this.#perMs) / this.#count);
   }
 
+  /** Tokens come back with time; an instant before the last one seen (read earlier) takes none. */
   #refill(now: number): void {
+    if (now <= this.#at) return;
     this.#tokens = Math.min(
       this.#count,
       this.#tokens + ((now - this.#at) * this.#count) / this.#perMs,

@@ -394,9 +394,7 @@ export class Supervisor {
     const live = new LiveNode(node, payload, mode, provider);
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
-    // A warm sub-agent's turns are its parent's to read: only the root's were announced.
-    live.announcedTurn =
-      mode === 'root' && payload.warm && resumed?.turnAnnounced(node.id) === true;
+    live.announcedTurn = payload.warm && resumed?.turnAnnounced(node.id) === true;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();
@@ -416,7 +414,8 @@ export class Supervisor {
       if (reattach.kind === 'respawn') {
         const decision = RUNS_ON.has(mode) ? this.#door.readmit(parent, args) : undefined;
         if (decision?.ok === true) {
-          this.#startChild(parent, decision, [], {}, reattach);
+          const child = this.#startChild(parent, decision, [], {}, reattach);
+          if (mode === 'warm') child.resumeWarm(resumed.warmState(parent.node.id, child.node.id));
           continue;
         }
         const reason =
@@ -478,7 +477,7 @@ export class Supervisor {
           .map((id) => this.#all.get(id))
           .filter((n): n is LiveNode => n !== undefined),
       stopSubtree: (target, reason) => this.#stopSubtree(target.node, reason, false),
-      inject: (target, message) => target.runner?.send({ type: 'inject', message }) ?? false,
+      inject: (target, message) => target.inject(message),
       subtreeUsage: (target) => subtreeUsage(this.tree, target.node.id),
     };
   }

@@ -4,6 +4,8 @@ import {
   ChildTranscriptEntrySchema,
   type SpawnPayload,
   type ChildTranscriptEntry,
+  type Outcome,
+  type TranscriptEntry,
 } from '../protocol/index.js';
 
 /**
@@ -24,6 +26,11 @@ export class TranscriptRecord {
     const parsed = ChildTranscriptEntrySchema.safeParse(fields);
     if (!parsed.success) return { invalid: parsed.error.issues[0]?.message ?? 'invalid entry' };
     return { entry: scrubDeep(parsed.data, this.#secrets) };
+  }
+
+  /** The mark of a turn whose answer reached the supervisor, its outcome scrubbed the same way. */
+  turn(outcome: Outcome): TranscriptEntry {
+    return { op: 'turn', outcome: scrubDeep(outcome, this.#secrets) };
   }
 }
 

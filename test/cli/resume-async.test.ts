@@ -3,7 +3,7 @@ import type { TranscriptEntry } from '../../src/protocol/index.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** The root starts a sub-agent asynchronously, then awaits it; the sub-agent looks, then answers. */
-function asyncTree(mode: 'async' | 'detached' | 'warm') {
+function asyncTree(mode: 'async' | 'detached') {
   return {
     scripts: [
       {
@@ -38,11 +38,9 @@ function resultsOf(entries: readonly TranscriptEntry[] | undefined, name: string
 }
 
 /** Whether a model request is the child's: its instruction is a user message. */
-function isChild(request: { body: unknown }): boolean {
+function isChild(request: { body: unknown }, marker = 'Async:'): boolean {
   const body = request.body as { messages?: { role: string; content: unknown }[] };
-  return (body.messages ?? []).some(
-    (m) => m.role === 'user' && String(m.content).includes('Async:'),
-  );
+  return (body.messages ?? []).some((m) => m.role === 'user' && String(m.content).includes(marker));
 }
 
 /** Model requests of the child that were its first step (no tool result yet). */
@@ -109,25 +107,69 @@ describe('arbor resume: children whose spawn had returned', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toBe('Root done: the child answered.\n');
     // Only the root asked the model again: the child is not run again.
-    expect(dir.llm.requests.slice(before).filter(isChild)).toHaveLength(0);
+    expect(dir.llm.requests.slice(before).filter((r) => isChild(r))).toHaveLength(0);
     const awaited = resultsOf(
       readRun(dir.db, runIdOf(crashed)).transcripts.get('n0'),
       'subagent.await',
     );
     expect(awaited[0]).toContain('Child done: the directory is listed.');
   });
+});
 
-  it('ends a running warm sub-agent cancelled, with the reason its resumed parent reads', async () => {
-    const dir = await resumeDir(asyncTree('warm'));
-    const crashed = await dir.run('Delegate.', { ARBOR_TEST_KILL_AT: 'tool-result:1' });
+/**
+ * The root starts a warm sub-agent, reads its first answer, sends it a second message and reads
+ * the answer to that.
+ */
+const WARM_TALK = {
+  scripts: [
+    { match: { contains: 'second question' }, steps: [{ text: 'W2: the second, answered.' }] },
+    { match: { contains: 'Warm:' }, steps: [{ text: 'W1: ready.' }] },
+    {
+      steps: [
+        {
+          tool_calls: [
+            { name: 'subagent.run', args: { instruction: 'Warm: be ready.', mode: 'warm' } },
+          ],
+        },
+        { tool_calls: [{ name: 'subagent.await', args: { handle: 'n1' } }] },
+        {
+          tool_calls: [
+            { name: 'subagent.send', args: { handle: 'n1', message: 'second question' } },
+          ],
+        },
+        { tool_calls: [{ name: 'subagent.await', args: { handle: 'n1' } }] },
+        { text: 'Root done: two answers.' },
+      ],
+    },
+  ],
+};
+
+describe('arbor resume: warm sub-agents', () => {
+  it('re-spawns a warm sub-agent with its conversation, its answered turns and the message it had not taken in', async () => {
+    const dir = await resumeDir(WARM_TALK);
+    // The root's send is recorded (its third tool result); the sub-agent has not answered it.
+    const crashed = await dir.run('Talk.', { ARBOR_TEST_KILL_AT: 'tool-result:3' });
     expect(crashed.signal).toBe('SIGKILL');
+    const runId = runIdOf(crashed);
 
-    const resumed = await dir.resume(runIdOf(crashed));
+    const resumed = await dir.resume(runId);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const records = readRun(dir.db, runIdOf(crashed));
-    expect(records.nodes.find((n) => n.id === 'n1')?.status).toBe('cancelled');
+    expect(resumed.stdout).toBe('Root done: two answers.\n');
+    const records = readRun(dir.db, runId);
+    // Turn 2 is the answer to the second message, not the first answer read again.
     const awaited = resultsOf(records.transcripts.get('n0'), 'subagent.await');
-    expect(awaited[0]).toContain('a warm sub-agent is not resumed');
+    expect(awaited).toHaveLength(2);
+    expect(awaited[0]).toContain('W1: ready.');
+    expect(awaited[1]).toContain('W2: the second, answered.');
+    // The first turn was answered once: the model was not asked it again.
+    const firstTurns = dir.llm.requests.filter(
+      (r) => isChild(r, 'Warm:') && !JSON.stringify(r.body).includes('second question'),
+    );
+    expect(firstTurns).toHaveLength(1);
+    expect(records.nodes.map((n) => [n.id, n.status])).toEqual([
+      ['n0', 'completed'],
+      ['n1', 'completed'],
+    ]);
   });
 });
 

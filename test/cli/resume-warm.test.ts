@@ -23,7 +23,7 @@ describe('arbor resume: warm sessions', () => {
     const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
     // The mark follows the announcement (a crash between the two announces the turn again).
     await vi.waitFor(() => {
-      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toEqual({ op: 'turn' });
+      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({ op: 'turn' });
     });
     // The supervisor dies while the session waits for its next message.
     live.signal('SIGKILL');

@@ -92,6 +92,39 @@ describe('subagent modes and tools', () => {
     ]);
   });
 
+  it('warm: a message sent before the sub-agent is ready is delivered once it is', async () => {
+    const { code, stderr, server } = await run(
+      {
+        scripts: [
+          { match: { contains: 'early question' }, steps: [{ text: 'answer two' }] },
+          { match: { contains: 'Warm helper' }, steps: [{ text: 'answer one' }] },
+          {
+            steps: [
+              {
+                // The send follows the spawn at once: the sub-agent's process is still starting.
+                tool_calls: [
+                  { name: 'subagent.run', args: { instruction: 'Warm helper', mode: 'warm' } },
+                  { name: 'subagent.send', args: { handle: 'n1', message: 'early question' } },
+                ],
+              },
+              // Steps are picked by the count of tool results: the first step leaves two.
+              { text: 'never asked' },
+              { tool_calls: [{ name: 'subagent.await', args: { handle: 'n1' } }] },
+              { tool_calls: [{ name: 'subagent.await', args: { handle: 'n1' } }] },
+              { text: 'done' },
+            ],
+          },
+        ],
+      },
+      'Coordinate.',
+    );
+    expect(code, stderr).toBe(0);
+    const last = results(requestsOf(server, 'Coordinate.').at(-1));
+    expect(last[1]).toEqual({ handle: 'n1', delivered: true });
+    expect(last[2]).toMatchObject({ status: 'completed', result: 'answer one' });
+    expect(last[3]).toMatchObject({ status: 'completed', result: 'answer two' });
+  });
+
   it('warm: send delivers the next message, await returns each answer in turn, kill closes it', async () => {
     const { code, stderr, server } = await run(
       {

@@ -3,6 +3,7 @@ import { SpawnPayloadSchema } from '../../src/protocol/index.js';
 import { PROVIDERS } from '../../src/supervisor/index.js';
 import type { Admitted, Refused, SpawnWait } from '../../src/supervisor/spawn-chokepoint.js';
 import { SpawnQueue, type QueuedSpawn } from '../../src/supervisor/spawn-queue.js';
+import { SpawnRate } from '../../src/supervisor/spawn-rate.js';
 
 const ADMITTED: Admitted = {
   ok: true,
@@ -127,5 +128,16 @@ describe('SpawnQueue: spawns over the rate or breadth wait, bounded', () => {
     await expect(queue.admit(spawn)).resolves.toEqual(total);
     expect(waits).toEqual([]);
     expect(admits()).toBe(1);
+  });
+});
+
+describe('SpawnRate', () => {
+  it('takes no token back for an instant read before the last one it saw', () => {
+    const rate = new SpawnRate(1, 1_000, 100);
+    // A clock read a millisecond earlier (before the rate was made) still finds the token.
+    expect(rate.take(99)).toBe(true);
+    expect(rate.take(99)).toBe(false);
+    expect(rate.msUntilToken(100)).toBe(1_000);
+    expect(rate.take(1_100)).toBe(true);
   });
 });
