@@ -89,6 +89,7 @@ export class RunDurability {
       const reason = whyAbandoned(owner, row.lease_until ?? undefined, me, now);
       if (reason === undefined) continue;
       this.#db.transaction(() => {
+        this.#s.lastStretch.run({ id: row.id });
         this.#s.interruptRun.run({ id: row.id });
         this.#s.interruptNodes.run({ run_id: row.id });
         // The gates open at the crash: a resume asks them again under the same id, and takes an
@@ -133,6 +134,15 @@ function prepare(db: SqlDatabase) {
       "SELECT id FROM gates WHERE run_id = ? AND status = 'open' ORDER BY created_at",
     ),
     interruptRun: db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = @id"),
+    // The run was active from its last lease renewal until the last thing it recorded: that
+    // stretch counts toward its deadline too, as a renewal would have counted it.
+    lastStretch: db.prepare(
+      `UPDATE runs SET active_ms = active_ms + MAX(0, MAX(
+           COALESCE((SELECT MAX(ts) FROM events WHERE run_id = @id), 0),
+           COALESCE((SELECT MAX(ts) FROM transcripts WHERE run_id = @id), 0)
+         ) - lease_renewed_at)
+       WHERE id = @id AND lease_renewed_at IS NOT NULL`,
+    ),
     interruptNodes: db.prepare(
       `UPDATE nodes SET status = 'interrupted'
        WHERE run_id = @run_id AND status IN ${ACTIVE_NODE_STATUSES}`,

@@ -64,6 +64,23 @@ describe('run ownership and interrupted runs', () => {
     second.close();
   });
 
+  it('counts the stretch from the last lease renewal to the last record as active time', () => {
+    const db = tempDb();
+    const first = new SqliteStore(db);
+    const t0 = Date.now() - 10_000;
+    first.createRun({ ...run('r1'), createdAt: t0 });
+    first.appendEvent({ runId: 'r1', ts: t0 + 1_500, kind: 'loop.step', data: {} });
+    first.appendTranscript('r1', 'n0', t0 + 1_200, { op: 'rewind', length: 0 });
+    const me = first.owner;
+    first.close();
+    setOwner(db, 'r1', { ...me, pid: 2 ** 30 }, Date.now() + 60_000);
+    const second = new SqliteStore(db);
+    expect(second.getRun('r1')?.status).toBe('interrupted');
+    // Renewed at the start; recorded until 1.5 s later; dead for the 8.5 s since.
+    expect(second.runHold('r1')?.activeMs).toBe(1_500);
+    second.close();
+  });
+
   it('a run on another host is interrupted only once its lease has expired', () => {
     const db = tempDb();
     const store = new SqliteStore(db);
