@@ -25,16 +25,9 @@ import {
 import type { ProviderName } from './providers.js';
 import { DEFAULT_SPAWN_LIMITS, type Admitted } from './spawn-chokepoint.js';
 import { SpawnDoor } from './spawn-door.js';
-import {
-  endedChild,
-  leftOver,
-  ResumedRun,
-  resumeTemplate,
-  RUNS_ON,
-  type Reattach,
-} from './resumed-run.js';
+import { ResumedRun, resumeTemplate, type Reattach } from './resumed-run.js';
+import { adoptReturned, settleUnclaimed, standEnded, type ResumeHost } from './resume-adoption.js';
 import { ToolGate } from './tool-gate.js';
-import type { NodeRecord } from './store-port.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
@@ -196,24 +189,32 @@ export class Supervisor {
     return { node, payload };
   }
 
-  /** Recorded nodes that were running and that no resumed parent asked for again end here. */
+  /** Gates and nodes of the interrupted run that nothing took up again end here. */
   #settleUnclaimed(): void {
     this.#humans.settleCarried();
-    for (const record of this.#resumed?.unclaimedActive() ?? [])
-      this.#settleLeftover(record, 'interrupted, and not asked for again when its parent resumed');
+    settleUnclaimed(this.#resumeHost, this.#resumed);
   }
 
-  /** Ends a recorded node that was running and is not run again: `cancelled`, with the reason. */
-  #settleLeftover(record: NodeRecord, reason: string): void {
-    this.#options.store.updateNode(this.#options.runId, record.id, {
-      status: 'cancelled',
-      endedAt: this.#now(),
-      error: reason,
-    });
-    const node = this.tree.get(record.id);
-    if (node !== undefined) this.#owner.setStatus(node, 'cancelled');
-    this.#recordId(record.id, 'node.end', { status: 'cancelled', via: 'resume', reason });
-  }
+  /** What taking up the recorded children of an interrupted run needs from this supervisor. */
+  readonly #resumeHost: ResumeHost = {
+    tree: this.tree,
+    readmit: (parent, args) => this.#door.readmit(parent, args),
+    respawn: (parent, decision, reattach) => this.#startChild(parent, decision, [], {}, reattach),
+    register: (child) => this.#all.set(child.node.id, child),
+    end: (record, status, reason) => {
+      this.#options.store.updateNode(this.#options.runId, record.id, {
+        status,
+        endedAt: this.#now(),
+        error: reason,
+      });
+    },
+    setStatus: (node, status) => {
+      this.#owner.setStatus(node, status);
+    },
+    record: (nodeId, kind, fields) => {
+      this.#recordId(nodeId, kind, fields);
+    },
+  };
 
   /** Sends a control frame to a live node; false when it has no live child. */
   send(nodeId: string, frame: ControlFrame): boolean {
@@ -300,17 +301,9 @@ export class Supervisor {
     placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
   ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }> {
     const reattach = this.#resumed?.claim(caller.node.id, args.instruction);
-    if (reattach?.kind === 'ended') {
-      // Finished before the crash: its recorded result stands, and it is not run again.
-      const child = endedChild(
-        this.tree.require(reattach.record.id),
-        reattach,
-        args.mode ?? 'sync',
-      );
-      this.#all.set(child.node.id, child);
-      this.#recordId(child.node.id, 'node.reused', { status: reattach.record.status });
-      return { ok: true, child };
-    }
+    // Finished before the crash: its recorded result stands, and it is not run again.
+    if (reattach?.kind === 'ended')
+      return { ok: true, child: standEnded(this.#resumeHost, reattach, args.mode ?? 'sync') };
     if (reattach !== undefined) {
       // Re-spawned after a crash: it was admitted the first time, only its grant is minted again.
       const decision = this.#door.readmit(caller, args);
@@ -398,38 +391,8 @@ export class Supervisor {
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();
-    if (resumed !== undefined) this.#adoptReturned(live, resumed);
+    if (resumed !== undefined) adoptReturned(this.#resumeHost, live, resumed);
     return live;
-  }
-
-  /**
-   * A resumed node's children whose spawn had returned before the crash: it may await them, and
-   * will not spawn them again. Those that had ended stand with their results; asynchronous and
-   * detached ones that were running are re-spawned on their own, from their transcripts.
-   */
-  #adoptReturned(parent: LiveNode, resumed: ResumedRun): void {
-    for (const { args, reattach } of resumed.returned(parent.node.id)) {
-      const mode = args.mode ?? 'sync';
-      let ended = reattach.kind === 'ended' ? reattach : undefined;
-      if (reattach.kind === 'respawn') {
-        const decision = RUNS_ON.has(mode) ? this.#door.readmit(parent, args) : undefined;
-        if (decision?.ok === true) {
-          const child = this.#startChild(parent, decision, [], {}, reattach);
-          if (mode === 'warm') child.resumeWarm(resumed.warmState(parent.node.id, child.node.id));
-          continue;
-        }
-        const reason =
-          decision === undefined
-            ? `interrupted; a ${mode} sub-agent is not resumed`
-            : `interrupted, and not re-spawned: ${decision.reason}`;
-        this.#settleLeftover(reattach.record, reason);
-        ended = leftOver(reattach.record, reason);
-      }
-      if (ended === undefined) continue;
-      this.#all.set(ended.record.id, endedChild(this.tree.require(ended.record.id), ended, mode));
-      if (reattach.kind === 'ended')
-        this.#recordId(ended.record.id, 'node.reused', { status: ended.record.status });
-    }
   }
 
   #onEnded(live: LiveNode, end: ChildEnd): void {
