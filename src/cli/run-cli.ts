@@ -46,7 +46,9 @@ now (they were never stored): the same options as \`arbor run\`. The grant is th
 --fs-read, --fs-write, --exec and --net narrow it (never widen it). The limits are the recorded
 ones; the deadline counts only the time the run was active, and --deadline replaces it.
 The answer goes to stdout and the exit code is as for \`arbor run\`. A run whose supervisor is
-still alive is refused.
+still alive is refused. A warm session resumes as one: each line on stdin is its next message,
+and an answer printed before the crash is not printed again. A plan run resumes from its run-log,
+with \`arbor plan resume PLAN.run.toml\`.
 `;
 
 type Command = (args: string[], io: CliIo) => Promise<number>;

@@ -13,9 +13,9 @@ import { LoopDetector } from './loop-detector.js';
 import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
 import { streamAnswer } from './stream-answer.js';
-import { runToolRound } from './tool-round.js';
+import { runSessionTools } from './session-tools.js';
 import { commitOrder, interruptedStep } from './interrupted-step.js';
-import { finishStatus, reasonOf, refusedStatus } from './stop-status.js';
+import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 
 import type { SessionOptions, TurnReport } from './session-types.js';
@@ -371,55 +371,11 @@ class TurnRun {
     calls: readonly ModelToolCall[],
     signal: AbortSignal,
   ): Promise<Finish | undefined> {
-    const { hooks, tools, logContent } = this.#options;
     this.#toolCalls += calls.length;
-    let finish: Finish | undefined;
-    const finishHost = {
-      definitions: () => tools.definitions(),
-      call: async (call: ToolCall, context: Parameters<typeof tools.call>[1]) => {
-        const argsError = calls.find((c) => c.id === call.id)?.argsError;
-        if (argsError !== undefined) {
-          return {
-            content: `The arguments for \`${call.name}\` are not a JSON object (${argsError}); call it again with valid arguments.`,
-            isError: true,
-          };
-        }
-        if (call.name !== FINISH_TOOL_NAME || !this.#offersFinish())
-          return tools.call(call, context);
-        const read = readFinish(call.args);
-        if (typeof read === 'string') return { content: read, isError: true };
-        // The first valid finish wins; it is acted on after the whole round has run.
-        finish ??= read;
-        return { content: 'Finished.', isError: false };
-      },
-    };
-    // What a fork would inherit: the transcript before the step that delegates.
-    const before = this.#transcript.slice(
-      0,
-      this.#transcript.findLastIndex((m) => m.role === 'assistant'),
-    );
-    const { identity } = this.#options;
-    const step = this.#steps;
-    const results = await runToolRound(calls, finishHost, signal, {
-      onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
-      logContent: logContent === true,
-      now: this.#now,
-      onResult: (message) => hooks?.onTranscript?.({ op: 'append', message }),
-      contextFor: (_call, index) => ({
-        history: () => before,
-        ...(identity === undefined
-          ? {}
-          : {
-              meta: {
-                runId: identity.runId,
-                nodeId: identity.nodeId,
-                idempotencyKey: `${identity.runId}/${identity.nodeId}#${step}.${index}`,
-                ...(identity.traceparent === undefined
-                  ? {}
-                  : { traceparent: identity.traceparent }),
-              },
-            }),
-      }),
+    const { results, finish } = await runSessionTools(this.#options, calls, signal, {
+      transcript: this.#transcript,
+      step: this.#steps,
+      offersFinish: this.#offersFinish(),
     });
     this.#transcript.push(...results);
     if (results.length > 0) commitOrder(this.#transcript);
@@ -432,32 +388,24 @@ class TurnRun {
     finish?: Finish,
     captured?: { value: unknown },
   ): TurnReport {
-    const result =
-      captured !== undefined
-        ? captured.value
-        : finish === undefined
-          ? (this.#text ?? null)
-          : finish.output;
-    const partial = status !== 'completed' && status !== 'refused';
     this.#options.hooks?.onEvent?.('loop.stop', {
       status,
       ...(reason === undefined ? {} : { reason }),
     });
-    return {
-      outcome: {
+    return turnReport(
+      {
         status,
-        partial,
-        result,
-        ...(reason === undefined ? {} : { reason }),
-        scheduled: [],
-        subscriptions: [],
+        reason,
+        ...(finish === undefined ? {} : { finish }),
+        ...(captured === undefined ? {} : { captured }),
       },
-      messages: this.#transcript.slice(this.#start),
-      text: this.#text,
-      finish,
-      usage: this.#usage,
-      rounds: this.#steps,
-      toolCalls: this.#toolCalls,
-    };
+      {
+        messages: this.#transcript.slice(this.#start),
+        text: this.#text,
+        usage: this.#usage,
+        rounds: this.#steps,
+        toolCalls: this.#toolCalls,
+      },
+    );
   }
 }

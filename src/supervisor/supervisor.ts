@@ -1,7 +1,5 @@
 import {
-  ARBOR_VERSION,
   ArborError,
-  SpawnPayloadSchema,
   type ControlFrame,
   type IntelConfig,
   type ProtectedPath,
@@ -13,7 +11,7 @@ import {
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
+import type { HumanGates } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
 import {
@@ -23,15 +21,18 @@ import {
   type NodeOwner,
 } from './node-lifecycle.js';
 import type { ProviderName } from './providers.js';
-import { DEFAULT_SPAWN_LIMITS, type Admitted } from './spawn-chokepoint.js';
-import { SpawnDoor } from './spawn-door.js';
-import { ResumedRun, resumeTemplate, type Reattach } from './resumed-run.js';
+import type { Admitted } from './spawn-chokepoint.js';
+import type { SpawnDoor } from './spawn-door.js';
+import { supervisorParts } from './supervisor-parts.js';
+import { mintPayload } from './mint-payload.js';
+import { stopNodes } from './stop-nodes.js';
+import { resumeTemplate, type Reattach, type ResumedRun } from './resumed-run.js';
 import { adoptReturned, settleUnclaimed, standEnded, type ResumeHost } from './resume-adoption.js';
-import { ToolGate } from './tool-gate.js';
+import type { ToolGate } from './tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
-import { Budget } from './budget/index.js';
+import type { Budget } from './budget/index.js';
 
 /**
  * The supervisor owns the tree: it mints every node through one chokepoint, starts its child with
@@ -58,63 +59,21 @@ export class Supervisor {
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
-    this.#budget = new Budget(
-      options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
-      options.store,
-    );
-    if (options.resume !== undefined) {
-      const resumed = new ResumedRun(options.runId, options.store, options.resume);
-      this.#resumed = resumed;
-      this.tree.restore(options.resume.nodes, (id) => resumed.steps(id));
-    }
-    this.#humans = new HumanGates({
-      store: options.store,
-      runId: options.runId,
-      responder: options.humans ?? failResponder,
-      now: this.#now,
-      events: recordedGateEvents((nodeId, kind, fields) => {
-        this.#recordId(nodeId, kind, fields);
-      }),
-      ...(this.#resumed === undefined ? {} : { resumed: this.#resumed.gates() }),
-    });
-    const cwd = options.cwd ?? process.cwd();
-    this.#gate = new ToolGate({
-      rules: options.rules ?? [],
-      allowTrifecta: options.allowTrifecta === true,
-      cwd,
-      humans: this.#humans,
-      version: ARBOR_VERSION,
-      record: (nodeId, kind, fields) => {
-        this.#recordId(nodeId, kind, fields);
-      },
-      ...(options.hostTools === undefined ? {} : { hostTools: options.hostTools }),
-    });
-    this.#door = new SpawnDoor({
+    const parts = supervisorParts(options, {
       tree: this.tree,
-      limits: options.limits ?? DEFAULT_SPAWN_LIMITS,
-      rate: { count: options.rate?.count ?? 8, perMs: options.rate?.perMs ?? 2_000 },
-      budget: this.#budget,
-      cwd,
       now: this.#now,
-      checkGrant: (payload, who) =>
-        this.#gate.checkTrifecta(payload) ?? options.checkGrant?.(payload, who),
-      running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
       record: (nodeId, kind, fields) => {
         this.#recordId(nodeId, kind, fields);
       },
+      running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
-    this.#environment = {
-      runId: options.runId,
-      store: options.store,
-      timing: options.timing,
-      env: options.env,
-      cwd: options.cwd,
-      pool: options.pool,
-      childCommand: options.childCommand,
-      gate: this.#gate,
-      now: this.#now,
-    };
+    this.#budget = parts.budget;
+    this.#resumed = parts.resumed;
+    this.#humans = parts.humans;
+    this.#gate = parts.gate;
+    this.#door = parts.door;
+    this.#environment = parts.environment;
   }
 
   /**
@@ -364,16 +323,7 @@ export class Supervisor {
   }
 
   #mint(node: TreeNode, template: RootTemplate): SpawnPayload {
-    return SpawnPayloadSchema.parse({
-      ...template,
-      depth: node.depth,
-      telemetry: {
-        ...template.telemetry,
-        run_id: this.#options.runId,
-        node_id: node.id,
-        node_path: node.path,
-      },
-    });
+    return mintPayload(this.#options.runId, node, template);
   }
 
   #start(
@@ -452,21 +402,10 @@ export class Supervisor {
     force: boolean,
     options: { status?: 'cancelled' | 'deadline' } = {},
   ): Promise<void> {
-    const targets = this.tree
-      .deepestFirst(root.id)
-      .map((n) => this.#live.get(n.id))
-      .filter((n): n is LiveNode => n !== undefined);
-    for (const target of targets) {
-      this.#recordId(target.node.id, 'node.cancel', { reason });
-      target.stopped.abort(reason);
-    }
-    await Promise.all(
-      targets.map(
-        (target) =>
-          target.runner?.stop(reason, { force, ...options }) ?? Promise.resolve(undefined),
-      ),
-    );
-    await Promise.all(targets.map((target) => target.ended()));
+    const targets = this.tree.deepestFirst(root.id).flatMap((n) => this.#live.get(n.id) ?? []);
+    await stopNodes(targets, reason, { force, ...options }, (nodeId, kind, fields) => {
+      this.#recordId(nodeId, kind, fields);
+    });
   }
 
   #recordId(nodeId: string | undefined, kind: string, fields: Record<string, unknown>): void {

@@ -1,0 +1,93 @@
+import { ARBOR_VERSION } from '../protocol/index.js';
+import { Budget } from './budget/index.js';
+import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
+import type { LiveNode } from './live-node.js';
+import type { NodeEnvironment } from './node-lifecycle.js';
+import { ResumedRun } from './resumed-run.js';
+import { DEFAULT_SPAWN_LIMITS } from './spawn-chokepoint.js';
+import { SpawnDoor } from './spawn-door.js';
+import type { SupervisorOptions } from './supervisor-options.js';
+import { ToolGate } from './tool-gate.js';
+import type { Tree, TreeNode } from './tree.js';
+
+/** The parts a supervisor is made of: its ledger, gates, spawn door and nodes' environment. */
+export interface SupervisorParts {
+  budget: Budget;
+  /** The records of the interrupted run the supervisor continues, if it does. */
+  resumed: ResumedRun | undefined;
+  humans: HumanGates;
+  gate: ToolGate;
+  door: SpawnDoor;
+  environment: NodeEnvironment;
+}
+
+/** What the parts report to, and ask of, the supervisor they make up. */
+export interface PartsHost {
+  tree: Tree;
+  now: () => number;
+  record: (nodeId: string | undefined, kind: string, fields: Record<string, unknown>) => void;
+  /** The caller's children still running. */
+  running: (caller: LiveNode) => LiveNode[];
+  /** A node's display changed. */
+  changed: (node: TreeNode) => void;
+}
+
+/**
+ * Builds a supervisor's parts from its options. Resuming, the recorded tree is rebuilt into
+ * `host.tree` first, and the gates open at the crash are carried over.
+ */
+export function supervisorParts(options: SupervisorOptions, host: PartsHost): SupervisorParts {
+  const { now, record } = host;
+  const budget = new Budget(
+    options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
+    options.store,
+  );
+  let resumed: ResumedRun | undefined;
+  if (options.resume !== undefined) {
+    const run = new ResumedRun(options.runId, options.store, options.resume);
+    host.tree.restore(options.resume.nodes, (id) => run.steps(id));
+    resumed = run;
+  }
+  const humans = new HumanGates({
+    store: options.store,
+    runId: options.runId,
+    responder: options.humans ?? failResponder,
+    now,
+    events: recordedGateEvents(record),
+    ...(resumed === undefined ? {} : { resumed: resumed.gates() }),
+  });
+  const cwd = options.cwd ?? process.cwd();
+  const gate = new ToolGate({
+    rules: options.rules ?? [],
+    allowTrifecta: options.allowTrifecta === true,
+    cwd,
+    humans,
+    version: ARBOR_VERSION,
+    record,
+    ...(options.hostTools === undefined ? {} : { hostTools: options.hostTools }),
+  });
+  const door = new SpawnDoor({
+    tree: host.tree,
+    limits: options.limits ?? DEFAULT_SPAWN_LIMITS,
+    rate: { count: options.rate?.count ?? 8, perMs: options.rate?.perMs ?? 2_000 },
+    budget,
+    cwd,
+    now,
+    checkGrant: (payload, who) => gate.checkTrifecta(payload) ?? options.checkGrant?.(payload, who),
+    running: host.running,
+    record,
+    changed: host.changed,
+  });
+  const environment: NodeEnvironment = {
+    runId: options.runId,
+    store: options.store,
+    timing: options.timing,
+    env: options.env,
+    cwd: options.cwd,
+    pool: options.pool,
+    childCommand: options.childCommand,
+    gate,
+    now,
+  };
+  return { budget, resumed, humans, gate, door, environment };
+}
