@@ -140,7 +140,7 @@ export class Arbor {
     // A resume of a run the supervisor's crash interrupted continues that run, under its id.
     const continues =
       resume && typeof planOrPath === 'string'
-        ? continuedRun(this.#runtime.store, runLogRun(planOrPath), options.worktrees === true)
+        ? continuedRun(this.#runtime.store, runLogRun(planOrPath))
         : undefined;
     const runId = continues ?? mintRunId();
     return this.#start(runId, options.signal, async (start, events) => {

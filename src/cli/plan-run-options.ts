@@ -26,11 +26,11 @@ command. The authored file is never written: the run-log, plan.run.toml beside i
 atomically after every transition. \`resume\` continues a run-log: done leaves are kept, every
 other leaf runs again. When the run it names was interrupted (its supervisor died), that run
 itself continues: a leaf caught running goes on from its recorded transcript, and one that had
-ended keeps its result (not under --worktrees). A resume takes every leaf's
-instruction and authority from the authored plan (plan.toml beside plan.run.toml, or --plan);
-the run-log gives only statuses and results, so editing it cannot widen a leaf, and a run-log
-that is not byte for byte what its run last recorded in the store is refused unless
---trust-run-log is given.
+ended keeps its result (under --worktrees, a leaf not done starts over in a fresh worktree).
+A resume takes every leaf's instruction and authority from the authored plan (plan.toml beside
+plan.run.toml, or --plan); the run-log gives only statuses and results, so editing it cannot
+widen a leaf, and a run-log that is not byte for byte what its run last recorded in the store is
+refused unless --trust-run-log is given.
 
 Plan options:
   --concurrency N          leaves with parallel_ok that may run at once (default 4); a leaf

@@ -93,9 +93,9 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   if (runLog !== undefined && trust !== true)
     await verifyRunLog(planFile, runLog.run, settings.dbPath);
   // A run the supervisor's crash interrupted is continued under its own id, its running leaves
-  // re-spawned from their transcripts; under `--worktrees` (fresh worktrees for leaves that run
-  // again), and for a run that ended, the run-log's resume records a new run.
-  const continues = runToContinue(settings.dbPath, runLog?.run, flags.worktrees);
+  // re-spawned from their transcripts (under `--worktrees`, started over in fresh worktrees); for
+  // a run that ended, the run-log's resume records a new run.
+  const continues = runToContinue(settings.dbPath, runLog?.run);
   // The plan and its run-log are the run's own state: leaves may read them, never write them.
   const safety = await prepareRunSafety(settings, io.env, {
     cwd: process.cwd(),
@@ -214,10 +214,10 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
 }
 
 /** The interrupted run a resume continues, if any (see `continuedRun`). */
-function runToContinue(dbPath: string, runId: string | undefined, worktrees: boolean) {
+function runToContinue(dbPath: string, runId: string | undefined): string | undefined {
   const store = new SqliteStore(dbPath);
   try {
-    return continuedRun(store, runId, worktrees);
+    return continuedRun(store, runId);
   } finally {
     store.close();
   }

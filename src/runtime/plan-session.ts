@@ -75,7 +75,11 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
   const { store } = runtime;
   const continued =
     start.continues === true
-      ? runtime.continuePlan(runId, rootTemplate(start), config.deadlineMs)
+      ? runtime.continuePlan(runId, rootTemplate(start), {
+          deadlineMs: config.deadlineMs,
+          // A leaf's edits were in its worktree, made afresh: it starts over, not from its record.
+          startOver: start.worktrees,
+        })
       : undefined;
   if (continued === undefined)
     store.createRun({

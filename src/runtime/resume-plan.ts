@@ -77,15 +77,11 @@ export function resumedLimits(
 
 /**
  * The run a resume of a run-log continues: the run it names, when the store holds that run as
- * interrupted (a run marked running whose supervisor is gone is marked so first). Under
- * worktrees, and for a run that ended, a resume records a new run instead (`undefined`).
+ * interrupted (a run marked running whose supervisor is gone is marked so first). For a run that
+ * ended, a resume records a new run instead (`undefined`).
  */
-export function continuedRun(
-  store: SqliteStore,
-  runId: string | undefined,
-  worktrees: boolean,
-): string | undefined {
-  if (runId === undefined || worktrees) return undefined;
+export function continuedRun(store: SqliteStore, runId: string | undefined): string | undefined {
+  if (runId === undefined) return undefined;
   store.reapInterrupted();
   return store.getRun(runId)?.status === 'interrupted' ? runId : undefined;
 }

@@ -190,12 +190,13 @@ export class Runtime {
   /**
    * Takes over an interrupted plan run (see `startPlan`): the plan node's template is `template`
    * with the recorded grant met with its own (only ever narrowed) and the recorded limits, the
-   * deadline counting only the time the run was active (`deadlineMs` replaces it).
+   * deadline counting only the time the run was active (`deadlineMs` replaces it). With
+   * `startOver`, leaves are not matched to their records: each not done starts over.
    */
   continuePlan(
     runId: string,
     template: RootTemplate,
-    deadlineMs: number | undefined,
+    options: { deadlineMs: number | undefined; startOver: boolean },
   ): { template: RootTemplate; state: ResumeState } {
     const plan = planResume(this.store, runId, { plan: true });
     const recorded = plan.root.payload;
@@ -207,9 +208,9 @@ export class Runtime {
       template: {
         ...template,
         caveats,
-        limits: resumedLimits(recorded.limits, plan.activeMs, deadlineMs),
+        limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
       },
-      state: { nodes: plan.nodes },
+      state: { nodes: plan.nodes, startOver: options.startOver },
     };
   }
 

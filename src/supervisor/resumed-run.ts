@@ -18,6 +18,12 @@ import type { NodeRecord, RunStore } from './store-port.js';
 /** What a supervisor resuming an interrupted run starts from: the run's records. */
 export interface ResumeState {
   nodes: readonly NodeRecord[];
+  /**
+   * Repeated spawns are never matched to recorded children: each starts a new child, and the
+   * recorded ones that were running end as left over (a plan under worktrees, whose leaves'
+   * edits were in worktrees that are gone).
+   */
+  startOver?: boolean;
 }
 
 /** A recorded node a parent's repeated spawn is matched to: finished, or to be re-spawned. */
@@ -77,6 +83,7 @@ export class ResumedRun {
   readonly #runId: string;
   readonly #store: RunStore;
   readonly #records: Map<string, NodeRecord>;
+  readonly #startOver: boolean;
   /** Recorded children of each parent not yet matched to a repeated spawn, in spawn order. */
   readonly #unclaimed = new Map<string, NodeRecord[]>();
 
@@ -84,6 +91,7 @@ export class ResumedRun {
     this.#runId = runId;
     this.#store = store;
     this.#records = new Map(state.nodes.map((n) => [n.id, n]));
+    this.#startOver = state.startOver === true;
     const ordered = [...state.nodes].sort((a, b) => a.createdAt - b.createdAt);
     for (const node of ordered) {
       if (node.parentId === undefined) continue;
@@ -123,6 +131,7 @@ export class ResumedRun {
 
   /** The recorded child a parent's repeated spawn stands for, if any; each is matched once. */
   claim(parentId: string, instruction: string): Reattach | undefined {
+    if (this.#startOver) return undefined;
     const siblings = this.#unclaimed.get(parentId);
     const at = siblings?.findIndex((n) => n.instruction === instruction) ?? -1;
     const record = at < 0 ? undefined : siblings?.splice(at, 1)[0];

@@ -231,6 +231,67 @@ caveat_policy = { fs_write = "all", max_calls = 3 }
     expect(readFileSync(join(repo, 'README'), 'utf8')).toBe('base\n');
   });
 
+  it('continues an interrupted --worktrees run as itself: leaves not done start over in fresh worktrees', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'arbor-plan-git-'));
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'README'), 'base\n');
+    writeFileSync(join(repo, '.gitignore'), '.arbor-test.db*\nplan.run.toml\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    const plan = await planDir(
+      `[[subtask]]
+id = "a"
+instruction = "Task A: write a"
+caveat_policy = { fs_write = "all", max_calls = 3 }
+
+[[subtask]]
+id = "b"
+instruction = "Task B: write b"
+deps = ["a"]
+caveat_policy = { fs_write = "all", max_calls = 3 }
+`,
+      {
+        scripts: [
+          leafScript(
+            'Task A',
+            { tool_calls: [{ name: 'fs.write', args: { path: 'a.txt', content: 'from a\n' } }] },
+            { text: 'A wrote' },
+          ),
+          leafScript(
+            'Task B',
+            { tool_calls: [{ name: 'fs.write', args: { path: 'b.txt', content: 'from b\n' } }] },
+            { text: 'B wrote' },
+          ),
+        ],
+      },
+      repo,
+    );
+    // b's write is done (its tool result recorded) when the supervisor dies.
+    const crashed = await plan.arbor('run', 'plan.toml', ['--worktrees'], {
+      ARBOR_TEST_KILL_AT: 'tool-result:2',
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = (await plan.readLog()).run;
+
+    const resumed = await plan.arbor('resume', 'plan.run.toml', ['--worktrees']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.report?.run_id).toBe(runId);
+    expect(resumed.report?.leaves.map((l) => [l.id, l.status])).toEqual([
+      ['a', 'done'],
+      ['b', 'done'],
+    ]);
+    // a ran once; b started over (its edit was in a worktree that is gone).
+    expect(requestsFor(plan.llm, 'Task A: write a')).toBe(2);
+    expect(requestsFor(plan.llm, 'Task B: write b')).toBe(3);
+    const merged = resumed.report!.merge!.branch;
+    expect(merged).toBe(`arbor/${runId!}/merged`);
+    expect(git(repo, 'show', `${merged}:a.txt`)).toBe('from a\n');
+    expect(git(repo, 'show', `${merged}:b.txt`)).toBe('from b\n');
+    const record = runRecord(plan.db, runId!);
+    const bNodes = record.nodes.filter((n) => n.instruction.includes('Task B'));
+    expect(bNodes.map((n) => n.status)).toEqual(['cancelled', 'completed']);
+  });
+
   it('refuses --worktrees outside a git repository with exit 2', async () => {
     const plan = await planDir(CHAIN, { scripts: [{ steps: [{ text: 'never' }] }] });
     const { code, stderr } = await plan.arbor('run', 'plan.toml', ['--worktrees']);
