@@ -79,6 +79,10 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
           deadlineMs: config.deadlineMs,
           // A leaf's edits were in its worktree, made afresh: it starts over, not from its record.
           startOver: start.worktrees,
+          // Leaves the run-log has failed or cancelled run again: their records do not stand.
+          retry: leaves(plan)
+            .filter((leaf) => leaf.status === 'failed' || leaf.status === 'cancelled')
+            .map((leaf) => leaf.instruction),
         })
       : undefined;
   if (continued === undefined)
@@ -93,7 +97,12 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
   const supervisor = runtime.supervise(
     start,
     runId,
-    { breadth: start.concurrency, total: count, rate: count },
+    // A continued run's recorded nodes count toward its total: its leaves get room to run again.
+    {
+      breadth: start.concurrency,
+      total: count + (continued?.state.nodes.length ?? 0),
+      rate: count,
+    },
     continued?.state,
   );
   const stop = new AbortController();

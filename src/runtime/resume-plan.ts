@@ -64,15 +64,17 @@ export function planResume(
 /**
  * The root's limits on resume: as recorded, with the deadline counting only the time the run was
  * active; `deadlineMs` (from `--deadline` on `resume`) replaces the recorded one, so it may extend it.
+ * A warm session's deadline is per turn (each turn gets all of it): it is not counted down.
  */
 export function resumedLimits(
   recorded: Limits,
   activeMs: number,
   deadlineMs: number | undefined,
+  perTurn = false,
 ): Limits {
   const total = deadlineMs ?? recorded.deadline_ms;
   if (total === undefined) return recorded;
-  return { ...recorded, deadline_ms: Math.max(1, total - activeMs) };
+  return { ...recorded, deadline_ms: perTurn ? total : Math.max(1, total - activeMs) };
 }
 
 /**

@@ -168,22 +168,10 @@ export class Runtime {
       ...rootTemplate(start),
       instruction: recorded.instruction,
       caveats,
-      limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
+      limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs, recorded.warm),
       warm: recorded.warm,
     };
-    // The record says what the resumed run holds, so a later resume starts from it again.
-    const deadline = options.deadlineMs ?? recorded.limits.deadline_ms;
-    this.store.updateNode(runId, plan.root.id, {
-      payload: {
-        ...recorded,
-        caveats,
-        limits: {
-          ...recorded.limits,
-          ...(deadline === undefined ? {} : { deadline_ms: deadline }),
-        },
-      },
-    });
-    this.#takeOver(runId, plan);
+    this.#takeOver(runId, plan, caveats, options.deadlineMs);
     return this.#runRoot(start, runId, template, { nodes: plan.nodes });
   }
 
@@ -196,26 +184,47 @@ export class Runtime {
   continuePlan(
     runId: string,
     template: RootTemplate,
-    options: { deadlineMs: number | undefined; startOver: boolean },
+    options: { deadlineMs: number | undefined; startOver: boolean; retry: readonly string[] },
   ): { template: RootTemplate; state: ResumeState } {
     const plan = planResume(this.store, runId, { plan: true });
     const recorded = plan.root.payload;
     const caveats = meetGrant(recorded.caveats, CaveatsSchema.parse(template.caveats ?? {}), {
       cwd: this.cwd,
     });
-    this.#takeOver(runId, plan);
+    this.#takeOver(runId, plan, caveats, options.deadlineMs);
     return {
       template: {
         ...template,
         caveats,
         limits: resumedLimits(recorded.limits, plan.activeMs, options.deadlineMs),
       },
-      state: { nodes: plan.nodes, startOver: options.startOver },
+      state: { nodes: plan.nodes, startOver: options.startOver, retry: options.retry },
     };
   }
 
-  /** This process holds the run now; the record says when, and what it took over. */
-  #takeOver(runId: string, plan: ResumePlan): void {
+  /**
+   * This process holds the run now; the record says when, and what it took over. The root's record
+   * says what the resumed run holds (the grant, narrowed; the deadline, extended by `deadlineMs`),
+   * so a later resume starts from that.
+   */
+  #takeOver(
+    runId: string,
+    plan: ResumePlan,
+    caveats: Caveats,
+    deadlineMs: number | undefined,
+  ): void {
+    const recorded = plan.root.payload;
+    const deadline = deadlineMs ?? recorded.limits.deadline_ms;
+    this.store.updateNode(runId, plan.root.id, {
+      payload: {
+        ...recorded,
+        caveats,
+        limits: {
+          ...recorded.limits,
+          ...(deadline === undefined ? {} : { deadline_ms: deadline }),
+        },
+      },
+    });
     this.store.claimRun(runId);
     this.store.appendEvent({
       runId,

@@ -24,6 +24,12 @@ export interface ResumeState {
    * edits were in worktrees that are gone).
    */
   startOver?: boolean;
+  /**
+   * Instructions of children that ended but must not stand, each matched to one such record of
+   * the root's children, which is left out of the matching: a plan's failed and cancelled leaves,
+   * which a resume runs again.
+   */
+  retry?: readonly string[];
 }
 
 /** A recorded node a parent's repeated spawn is matched to: finished, or to be re-spawned. */
@@ -93,8 +99,15 @@ export class ResumedRun {
     this.#records = new Map(state.nodes.map((n) => [n.id, n]));
     this.#startOver = state.startOver === true;
     const ordered = [...state.nodes].sort((a, b) => a.createdAt - b.createdAt);
+    const retry = [...(state.retry ?? [])];
+    const rootId = state.nodes.find((n) => n.parentId === undefined)?.id;
     for (const node of ordered) {
       if (node.parentId === undefined) continue;
+      const again = retry.indexOf(node.instruction);
+      if (again >= 0 && !this.isActive(node) && node.parentId === rootId) {
+        retry.splice(again, 1);
+        continue;
+      }
       const siblings = this.#unclaimed.get(node.parentId) ?? [];
       siblings.push(node);
       this.#unclaimed.set(node.parentId, siblings);
@@ -151,7 +164,8 @@ export class ResumedRun {
     const siblings = this.#unclaimed.get(parentId) ?? [];
     const out: Returned[] = [];
     for (const message of messages) {
-      if (message.role !== 'tool' || message.name !== 'subagent.run' || message.is_error) continue;
+      // A failed child's result is an error result: it had returned all the same.
+      if (message.role !== 'tool' || message.name !== 'subagent.run') continue;
       const at = siblings.findIndex((n) => n.id === fieldOf(message.content, 'handle'));
       const record = siblings[at];
       if (record === undefined) continue;
@@ -172,12 +186,13 @@ export class ResumedRun {
     let awaited = 0;
     const sent: string[] = [];
     for (const message of parent) {
-      if (message.role !== 'tool' || fieldOf(message.content, 'handle') !== childId) continue;
+      if (message.role !== 'tool') continue;
+      const args = calls.get(message.id)?.args;
+      if (args?.handle !== childId) continue;
       if (message.name === 'subagent.await' && fieldOf(message.content, 'timed_out') !== true)
         awaited += 1;
-      const text = calls.get(message.id)?.args.message;
-      if (message.name === 'subagent.send' && !message.is_error && typeof text === 'string')
-        sent.push(text);
+      if (message.name === 'subagent.send' && !message.is_error && typeof args.message === 'string')
+        sent.push(args.message);
     }
     // The sub-agent takes each message into its transcript as it starts answering it, in order.
     const taken = this.transcript(childId).flatMap((m) => (m.role === 'user' ? [m.text] : []));
@@ -241,8 +256,18 @@ export class ResumedRun {
   }
 }
 
-/** A field of a `subagent.*` result, as the parent's transcript recorded it. */
+/**
+ * A string or boolean field of a `subagent.*` result, as the parent's transcript recorded it: the
+ * result itself, or its JSON text when it was fenced as untrusted content (a sub-agent that read
+ * untrusted content passes its answer up fenced). The first occurrence is the result's own: its
+ * fields come before the sub-agent's answer.
+ */
 function fieldOf(content: unknown, key: string): unknown {
+  if (typeof content === 'string') {
+    const found = new RegExp(`"${key}":(true|false|"[^"\\\\]*")`).exec(content)?.[1];
+    if (found === undefined) return undefined;
+    return found === 'true' ? true : found === 'false' ? false : found.slice(1, -1);
+  }
   if (typeof content !== 'object' || content === null) return undefined;
   return (content as Record<string, unknown>)[key];
 }
@@ -258,13 +283,21 @@ export function resumeTemplate<T extends RootTemplate>(
 ): T {
   if (transcript.length === 0) return template;
   const maxSteps = template.limits?.max_steps;
+  // A warm session's step limit is per turn: only the turn in flight has used some of it.
+  const used = template.warm === true ? stepsOfLastTurn(transcript) : node.steps;
   return {
     ...template,
     ...(maxSteps === undefined
       ? {}
-      : { limits: { ...template.limits, max_steps: Math.max(1, maxSteps - node.steps) } }),
+      : { limits: { ...template.limits, max_steps: Math.max(1, maxSteps - used) } }),
     resume: { transcript },
   };
+}
+
+/** Model calls made since the last message a warm session was given. */
+function stepsOfLastTurn(transcript: readonly TranscriptMessage[]): number {
+  const start = transcript.findLastIndex((m) => m.role === 'user');
+  return transcript.slice(start + 1).filter((m) => m.role === 'assistant').length;
 }
 
 /** The live node a finished child stands as when its resumed parent asks for it again. */

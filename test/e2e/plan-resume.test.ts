@@ -85,7 +85,12 @@ describe('arbor plan resume', () => {
       }).length;
     expect(bFirstSteps()).toBe(1);
 
-    const resumed = await plan.arbor('resume', 'plan.run.toml', ['--fs-read', '.']);
+    const resumed = await plan.arbor('resume', 'plan.run.toml', [
+      '--fs-read',
+      '.',
+      '--deadline',
+      '10m',
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     // The same run, continued: not a new one.
     expect(resumed.report?.run_id).toBe(runId);
@@ -110,6 +115,50 @@ describe('arbor plan resume', () => {
       'completed',
       'completed',
     ]);
+    // The plan node's record holds the deadline the resume gave it, for a later resume.
+    expect(record.nodes[0]?.payload.limits.deadline_ms).toBe(600_000);
+  });
+
+  it('continuing an interrupted run, runs again a leaf that had failed before the crash', async () => {
+    const plan = await planDir(
+      `[[subtask]]
+id = "b"
+instruction = "Task B: flaky"
+verify = "test -f fixed"
+caveat_policy = { exec = ["test -f fixed"], fs_read = ["."] }
+
+[[subtask]]
+id = "c"
+instruction = "Task C: independent"
+`,
+      {
+        scripts: [
+          leafScript('Task B', { text: 'B tried' }),
+          leafScript('Task C', { text: 'C done' }),
+        ],
+      },
+    );
+    // b fails its verify; the supervisor dies as c starts.
+    const crashed = await plan.arbor('run', 'plan.toml', ['--on-failure', 'continue'], {
+      ARBOR_TEST_KILL_AT: 'plan.running:c',
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = (await plan.readLog()).run;
+    expect((await plan.readLog()).subtask.map((s) => [s.id, s.status])).toEqual([
+      ['b', 'failed'],
+      ['c', 'running'],
+    ]);
+    writeFileSync(join(plan.dir, 'fixed'), '');
+
+    const resumed = await plan.arbor('resume', 'plan.run.toml', ['--on-failure', 'continue']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.report?.run_id).toBe(runId);
+    expect(resumed.report?.leaves.map((l) => [l.id, l.status])).toEqual([
+      ['b', 'done'],
+      ['c', 'done'],
+    ]);
+    // b's agent was asked again, not handed its record from before the crash.
+    expect(requestsFor(plan.llm, 'Task B')).toBe(2);
   });
 
   it('retries failed and blocked leaves on resume, keeping the done ones', async () => {

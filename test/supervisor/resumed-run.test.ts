@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome, SpawnPayload, TranscriptMessage } from '../../src/protocol/index.js';
+import {
+  LimitsSchema,
+  type Outcome,
+  type SpawnPayload,
+  type TranscriptMessage,
+} from '../../src/protocol/index.js';
 import { SqliteStore } from '../../src/store/index.js';
-import { ResumedRun } from '../../src/supervisor/resumed-run.js';
+import { ResumedRun, resumeTemplate } from '../../src/supervisor/resumed-run.js';
+import { resumedLimits } from '../../src/runtime/resume-plan.js';
+import type { TreeNode } from '../../src/supervisor/tree.js';
+import type { RootTemplate } from '../../src/supervisor/supervisor-options.js';
 import type { NodeRecord, NodeStatus } from '../../src/supervisor/store-port.js';
 
 const usage = { input_tokens: 0, output_tokens: 0 };
@@ -120,5 +128,81 @@ describe('ResumedRun', () => {
       unread: ['third'],
     });
     expect(resumed.turnAnnounced('n1')).toBe(true);
+  });
+
+  it('adopts a child whose result was an error, or was fenced as untrusted text', () => {
+    const fenced = `<<untrusted source="subagent.run">>${JSON.stringify({ handle: 'n2', status: 'completed', result: 'read the web' })}<<end>>`;
+    const store = recorded({
+      n0: [
+        call('c1', 'subagent.run', { instruction: 'Leaf: answer.' }),
+        {
+          role: 'tool',
+          id: 'c1',
+          name: 'subagent.run',
+          content: { handle: 'n1', status: 'failed' },
+          is_error: true,
+        },
+        call('c2', 'subagent.run', { instruction: 'Leaf: answer.' }),
+        result('c2', 'subagent.run', fenced),
+        call('c3', 'subagent.run', { instruction: 'Leaf: answer.' }),
+      ],
+    });
+    const resumed = new ResumedRun('r', store, {
+      nodes: [
+        node('n0', undefined, 'interrupted', 0),
+        node('n1', 'n0', 'failed', 1),
+        node('n2', 'n0', 'completed', 2),
+        node('n3', 'n0', 'interrupted', 3),
+      ],
+    });
+    expect(resumed.returned('n0').map((r) => r.reattach.record.id)).toEqual(['n1', 'n2']);
+    expect(resumed.claim('n0', 'Leaf: answer.')?.record.id).toBe('n3');
+  });
+
+  it('reads the handle of awaits and sends from their arguments, fenced results or not', () => {
+    const store = recorded({
+      n0: [
+        call('c1', 'subagent.await', { handle: 'n1' }),
+        result('c1', 'subagent.await', '<<untrusted>>{"status":"completed","result":"W1"}<<end>>'),
+        call('c2', 'subagent.await', { handle: 'n1', timeout_ms: 5 }),
+        result('c2', 'subagent.await', '{"handle":"n1","status":"running","timed_out":true}'),
+        call('c3', 'subagent.await', { handle: 'n9' }),
+        result('c3', 'subagent.await', { handle: 'n9', status: 'completed' }),
+      ],
+      n1: [{ role: 'user', text: 'Warm: be ready.' }],
+    });
+    const resumed = new ResumedRun('r', store, {
+      nodes: [node('n0', undefined, 'interrupted', 0)],
+    });
+    expect(resumed.warmState('n0', 'n1').awaited).toBe(1);
+  });
+});
+
+describe('resumed limits', () => {
+  it("counts a one-shot deadline down by the active time, never a warm session's per-turn one", () => {
+    const limits = LimitsSchema.parse({ max_steps: 10, deadline_ms: 60_000, max_depth: 3 });
+    expect(resumedLimits(limits, 45_000, undefined).deadline_ms).toBe(15_000);
+    expect(resumedLimits(limits, 45_000, undefined, true).deadline_ms).toBe(60_000);
+    expect(resumedLimits(limits, 45_000, 120_000, true).deadline_ms).toBe(120_000);
+  });
+
+  it("takes from a warm session's step limit only the steps of the turn in flight", () => {
+    const transcript: TranscriptMessage[] = [
+      { role: 'user', text: 'first' },
+      { role: 'assistant', text: 'one', tool_calls: [] },
+      { role: 'user', text: 'second' },
+      call('c1', 'fs.list', {}),
+      result('c1', 'fs.list', []),
+    ];
+    const node = { steps: 2 } as TreeNode;
+    const template = {
+      instruction: 'x',
+      intelligence: { endpoints: [{ url: 'http://127.0.0.1:1/v1' }], model: 'm' },
+      limits: { max_steps: 5 },
+    } as RootTemplate;
+    expect(resumeTemplate({ ...template, warm: true }, node, transcript).limits?.max_steps).toBe(4);
+    expect(resumeTemplate({ ...template, warm: false }, node, transcript).limits?.max_steps).toBe(
+      3,
+    );
   });
 });
