@@ -46,17 +46,24 @@ export async function runAgent(context: ChildContext): Promise<void> {
   if (payload.resume === undefined)
     for (const message of session.transcript)
       writer.send({ type: 'event', event: TRANSCRIPT_EVENT, fields: { op: 'append', message } });
-  let report = await runTurnWithSwaps(context, session, undefined);
-  if (!payload.warm) {
-    writer.send({ type: 'result', outcome: report.outcome });
-    return;
+  // A resumed warm session whose last turn was answered (and announced) waits for its next message.
+  const answered = payload.warm ? payload.resume?.answered : undefined;
+  let last: Outcome;
+  if (answered === undefined) {
+    const report = await runTurnWithSwaps(context, session, undefined);
+    if (!payload.warm) {
+      writer.send({ type: 'result', outcome: report.outcome });
+      return;
+    }
+    writer.send({ type: 'turn', outcome: report.outcome });
+    last = report.outcome;
+  } else {
+    last = answered;
   }
-  writer.send({ type: 'turn', outcome: report.outcome });
-  let last: Outcome = report.outcome;
   while (!endsSession(last)) {
     const message = await channel.injects.next(channel.signal);
     if (message === undefined) break;
-    report = await runTurnWithSwaps(context, session, {
+    const report = await runTurnWithSwaps(context, session, {
       role: 'user',
       text: message,
       ts: Date.now(),

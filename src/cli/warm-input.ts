@@ -3,10 +3,10 @@ import type { Supervisor } from '../supervisor/index.js';
 import type { CliIo } from './output.js';
 
 /**
- * A warm session's input: each line on stdin is the next message. Lines that arrive before the
- * root's child can take them wait here, in order (piped input arrives at once); the end of input
- * closes the session once every message given has been answered, so `printf 'a\nb\n' | arbor run
- * --warm …` answers both.
+ * A warm session's input: each line on stdin is the next message, given to the root in order (the
+ * supervisor holds each until the root's child can take it, so piped input that arrives at once
+ * loses nothing); the end of input closes the session once every message given has been answered,
+ * so `printf 'a\nb\n' | arbor run --warm …` answers both.
  */
 export class WarmInput {
   readonly #supervisor: Supervisor;
@@ -35,20 +35,19 @@ export class WarmInput {
     });
   }
 
-  /** Sends what waits, in order, as far as the root's child takes it; then closes if it is time. */
+  /**
+   * Gives the root what waits, in order (the supervisor holds each for the child until it can take
+   * it, across restarts too); then closes the session if every message has been answered.
+   */
   deliver(): void {
     const root = this.#rootId;
     if (root === undefined || this.#closed) return;
     while (this.#queue.length > 0) {
-      if (!this.#supervisor.send(root, { type: 'inject', message: this.#queue[0] ?? '' })) return;
+      if (!this.#supervisor.inject(root, this.#queue[0] ?? '')) return;
       this.#queue.shift();
       this.#unanswered += 1;
     }
-    if (
-      this.#ended &&
-      this.#unanswered === 0 &&
-      this.#supervisor.send(root, { type: 'cancel', reason: 'input ended' })
-    )
+    if (this.#ended && this.#unanswered === 0 && this.#supervisor.closeSession(root, 'input ended'))
       this.#closed = true;
   }
 

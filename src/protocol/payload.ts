@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CaveatsSchema } from './caveats.js';
 import { IntelConfigSchema } from './intelligence.js';
 import { LimitsSchema, TelemetrySchema } from './limits.js';
+import { OutcomeSchema } from './outcome.js';
 import {
   ALLOWED_TOOLS_ROLE,
   SeedMessageSchema,
@@ -75,9 +76,16 @@ export const SpawnPayloadSchema = z
     /**
      * Set only when the supervisor re-spawns an interrupted node: the transcript it had recorded
      * (seed and instruction included). The child continues from it instead of starting over: tool
-     * calls of the last step that have no result run, then the loop goes on.
+     * calls of the last step that have no result run, then the loop goes on. `answered` (warm
+     * sessions) is the outcome of its last turn when that turn was answered and announced before
+     * the crash: the session does not answer it again and waits for its next message.
      */
-    resume: z.object({ transcript: z.array(TranscriptMessageSchema) }).optional(),
+    resume: z
+      .object({
+        transcript: z.array(TranscriptMessageSchema),
+        answered: OutcomeSchema.optional(),
+      })
+      .optional(),
     /** The MCP servers this child may reach: always a subset of its parent's. */
     mcp_servers: z.array(McpServerSpecSchema).default([]),
     /** Remote A2A agents this child may delegate to, inherited like MCP servers. */

@@ -30,11 +30,6 @@ export class LiveNode {
   spawnError: Error | undefined;
   /** Re-spawned after a crash: its record exists, and its child continues a recorded transcript. */
   resumed = false;
-  /**
-   * A resumed warm node whose last turn was announced before the crash: the child finishes that
-   * turn again from its transcript (no model call), and that repeat is not announced.
-   */
-  announcedTurn = false;
   /** The outcome of each turn so far (warm sessions). */
   readonly turns: Outcome[] = [];
   /** Turns the parent has already read with `subagent.await`. */
@@ -43,6 +38,7 @@ export class LiveNode {
   #resolveEnded!: (end: ChildEnd) => void;
   #turnWaiters: (() => void)[] = [];
   readonly #pendingInjects: string[] = [];
+  #pendingClose: string | undefined;
 
   constructor(node: TreeNode, payload: SpawnPayload, mode: NodeMode, provider: ProviderName) {
     this.node = node;
@@ -82,9 +78,23 @@ export class LiveNode {
     return true;
   }
 
-  /** Messages given before the runner existed, for it to deliver (taken once). */
-  takePendingInjects(): string[] {
-    return this.#pendingInjects.splice(0);
+  /**
+   * Closes a warm session: its runner sends the `cancel` (again to a restarted child once that has
+   * caught up with its messages); until the runner exists the node keeps it. False once the node
+   * has ended.
+   */
+  closeSession(reason: string): boolean {
+    if (!this.isLive) return false;
+    if (this.runner === undefined) this.#pendingClose = reason;
+    else this.runner.send({ type: 'cancel', reason });
+    return true;
+  }
+
+  /** What was given before the runner existed, for it to deliver (taken once). */
+  takePending(): { injects: string[]; close: string | undefined } {
+    const close = this.#pendingClose;
+    this.#pendingClose = undefined;
+    return { injects: this.#pendingInjects.splice(0), close };
   }
 
   /**

@@ -226,8 +226,11 @@ export class NodeLifecycle {
         owner.setStatus(node, 'spawning');
       },
     });
-    // Messages given while the node was being prepared wait in the runner for its child.
-    for (const message of live.takePendingInjects()) live.runner.send({ type: 'inject', message });
+    // Messages (and a close) given while the node was being prepared wait in the runner for its
+    // child, in the order they were given.
+    const pending = live.takePending();
+    for (const message of pending.injects) live.runner.send({ type: 'inject', message });
+    if (pending.close !== undefined) live.runner.send({ type: 'cancel', reason: pending.close });
     void live.runner.run().then(
       (end) => {
         this.#finish(end);
@@ -286,11 +289,6 @@ export class NodeLifecycle {
         break;
       }
       case 'turn':
-        if (live.announcedTurn) {
-          // The turn it had answered before the crash, finished again: announced then, not now.
-          live.announcedTurn = false;
-          break;
-        }
         live.recordTurn(frame.outcome);
         store.updateNode(runId, node.id, { outcome: frame.outcome });
         owner.record(node, 'turn', { status: frame.outcome.status });

@@ -37,9 +37,15 @@ export class NodeRunner {
   #instructionAnswered = false;
   /** The `cancel` that closes the session, once asked for, and the run it last went to. */
   #closing: { frame: ControlFrame; sentTo: ProcessRun | undefined } | undefined;
+  /**
+   * A resumed warm session whose last turn was answered before the crash: its child does not
+   * answer it again, so its first turn answers the oldest message, and it is caught up at once.
+   */
+  readonly #answered: boolean;
 
   constructor(options: NodeRunnerOptions) {
     this.#options = options;
+    this.#answered = options.payload.warm && options.payload.resume?.answered !== undefined;
     this.#governor = new RestartGovernor({
       ...DEFAULT_GOVERNOR,
       baseMs: options.timing.restartBaseMs,
@@ -64,6 +70,7 @@ export class NodeRunner {
           if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
             item.sentTo = run;
         }
+        this.#closeIfCaughtUp();
       } catch (error) {
         beforeReady = true;
         if (!this.#options.payload.warm || this.#stopped.signal.aborted) {
@@ -125,7 +132,7 @@ export class NodeRunner {
    */
   #countTurn(status: TerminalStatus): boolean {
     this.#turnsSeen += 1;
-    if (this.#turnsSeen === 1) {
+    if (this.#turnsSeen === 1 && !this.#answered) {
       const isRepeat = this.#instructionAnswered;
       this.#instructionAnswered = true;
       return !isRepeat;
@@ -146,7 +153,7 @@ export class NodeRunner {
     const run = this.#run;
     const closing = this.#closing;
     if (run === undefined || closing === undefined || closing.sentTo === run) return;
-    if (this.#turnsSeen === 0 || this.#unanswered.length > 0) return;
+    if ((this.#turnsSeen === 0 && !this.#answered) || this.#unanswered.length > 0) return;
     if (run.send(closing.frame)) closing.sentTo = run;
   }
 

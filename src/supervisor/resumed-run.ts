@@ -137,6 +137,15 @@ export class ResumedRun {
     return turnAnnounced(this.#store.listTranscript(this.#runId, nodeId));
   }
 
+  /**
+   * The outcome of a warm node's last turn when it was answered and announced before the crash:
+   * its re-spawned child does not answer it again (see the payload's `resume.answered`).
+   */
+  answeredTurn(nodeId: string): Outcome | undefined {
+    const entries = this.#store.listTranscript(this.#runId, nodeId);
+    return turnAnnounced(entries) ? announcedTurns(entries).at(-1) : undefined;
+  }
+
   /** Model calls a node made before the crash (its recorded assistant messages). */
   steps(nodeId: string): number {
     return this.transcript(nodeId).filter((m) => m.role === 'assistant').length;
@@ -280,6 +289,7 @@ export function resumeTemplate<T extends RootTemplate>(
   template: T,
   node: TreeNode,
   transcript: TranscriptMessage[],
+  answered?: Outcome,
 ): T {
   if (transcript.length === 0) return template;
   const maxSteps = template.limits?.max_steps;
@@ -290,7 +300,10 @@ export function resumeTemplate<T extends RootTemplate>(
     ...(maxSteps === undefined
       ? {}
       : { limits: { ...template.limits, max_steps: Math.max(1, maxSteps - used) } }),
-    resume: { transcript },
+    resume: {
+      transcript,
+      ...(template.warm === true && answered !== undefined ? { answered } : {}),
+    },
   };
 }
 

@@ -140,7 +140,10 @@ export class Supervisor {
     const resumed = this.#resumed;
     const node = this.tree.nodes().find((n) => n.parentId === undefined);
     if (resumed === undefined || node === undefined) throw new Error('no recorded root to resume');
-    const payload = this.#mint(node, resumeTemplate(template, node, resumed.transcript(node.id)));
+    const payload = this.#mint(
+      node,
+      resumeTemplate(template, node, resumed.transcript(node.id), resumed.answeredTurn(node.id)),
+    );
     this.#budget.openRoot(node.id);
     for (const record of resumed.nodes) this.#budget.ledger.record(node.id, record.usage);
     const trifecta = this.#gate.checkTrifecta(payload);
@@ -178,6 +181,22 @@ export class Supervisor {
   /** Sends a control frame to a live node; false when it has no live child. */
   send(nodeId: string, frame: ControlFrame): boolean {
     return this.#live.get(nodeId)?.runner?.send(frame) ?? false;
+  }
+
+  /**
+   * Gives a warm node its next message, delivered as soon as its child can take it (one given
+   * while the child starts or restarts waits for it); false once the node has ended.
+   */
+  inject(nodeId: string, message: string): boolean {
+    return this.#live.get(nodeId)?.inject(message) ?? false;
+  }
+
+  /**
+   * Closes a warm session: at once when its child runs (a turn in flight is cancelled: close once
+   * every message is answered), else as soon as it can; false once it has ended.
+   */
+  closeSession(nodeId: string, reason: string): boolean {
+    return this.#live.get(nodeId)?.closeSession(reason) ?? false;
   }
 
   /** Sends a control frame to every live node (pause, resume). */
@@ -296,7 +315,14 @@ export class Supervisor {
       ? { ...payload, history }
       : payload;
     const template =
-      reattach === undefined ? forked : resumeTemplate(forked, node, reattach.transcript);
+      reattach === undefined
+        ? forked
+        : resumeTemplate(
+            forked,
+            node,
+            reattach.transcript,
+            this.#resumed?.answeredTurn(reattach.record.id),
+          );
     this.#budget.open(node.id, caller.node.id, decision.grant);
     if (reattach !== undefined) {
       this.#budget.ledger.record(node.id, reattach.record.usage);
@@ -337,7 +363,6 @@ export class Supervisor {
     const live = new LiveNode(node, payload, mode, provider);
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
-    live.announcedTurn = payload.warm && resumed?.turnAnnounced(node.id) === true;
     this.#live.set(node.id, live);
     this.#all.set(node.id, live);
     new NodeLifecycle(this.#environment, this.#owner, live).start();

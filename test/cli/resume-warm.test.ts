@@ -63,4 +63,48 @@ describe('arbor resume: warm sessions', () => {
     expect((await live.exited).code, live.stderr).toBe(0);
     expect(live.stdout).toBe('A1: first answered.\nA2: second answered.\n');
   });
+
+  it('closes at once when input has ended and the last turn was answered before the crash', async () => {
+    const dir = await resumeDir(TURNS);
+    const live = dir.runLive('Say first.', {}, ['--warm']);
+    expect(await live.waitForStdoutLines(1)).toEqual(['A1: first answered.']);
+    const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
+    await vi.waitFor(() => {
+      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({ op: 'turn' });
+    });
+    live.signal('SIGKILL');
+    await live.exited;
+
+    const resumed = await dir.resume(runId, [], {}, '');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('');
+    expect(dir.llm.requests).toHaveLength(1);
+    expect(readRun(dir.db, runId).run?.status).toBe('completed');
+  });
+
+  it('does not answer again a turn that ended on its step limit before the crash', async () => {
+    const dir = await resumeDir({
+      scripts: [
+        { match: { contains: 'second' }, steps: [{ text: 'A2: second answered.' }] },
+        { steps: [{ tool_calls: [{ name: 'fs.list', args: { path: '.' } }] }, { text: 'never' }] },
+      ],
+    });
+    const live = dir.runLive('Say first.', {}, ['--warm', '--max-steps', '1']);
+    const runId = await vi.waitFor(() =>
+      runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null }),
+    );
+    await vi.waitFor(() => {
+      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({
+        op: 'turn',
+        outcome: { status: 'exhausted_steps' },
+      });
+    });
+    live.signal('SIGKILL');
+    await live.exited;
+
+    const resumed = await dir.resume(runId, [], {}, 'second\n');
+    expect(resumed.stdout).toBe('A2: second answered.\n');
+    // One call for the first turn, one for the second: the first was not asked again.
+    expect(dir.llm.requests).toHaveLength(2);
+  });
 });
