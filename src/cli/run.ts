@@ -187,8 +187,6 @@ async function runRoot(
         turnLines.push(write(io.stdout, formatOutcome(event.outcome, settings.json)));
         session.input?.answered(event.nodeId);
       }
-      // The root's child is up: messages that waited for it go now.
-      if (event.type === 'node') session.input?.deliver();
     },
   });
   session.warm = warm;

@@ -11,7 +11,6 @@ import type { CliIo } from './output.js';
 export class WarmInput {
   readonly #supervisor: Supervisor;
   readonly #rootId: string | undefined;
-  readonly #queue: string[] = [];
   readonly #lines: ReturnType<typeof createInterface>;
   /** Turns still to be answered: the one in flight at the start, and each message delivered. */
   #unanswered: number;
@@ -25,37 +24,29 @@ export class WarmInput {
     this.#unanswered = turnOpen ? 1 : 0;
     this.#lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
     this.#lines.on('line', (line) => {
-      if (line.trim() === '') return;
-      this.#queue.push(line);
-      this.deliver();
+      const root = this.#rootId;
+      if (line.trim() === '' || root === undefined || this.#closed) return;
+      // The supervisor holds each message for the child until it can take it, across restarts too.
+      if (this.#supervisor.inject(root, line)) this.#unanswered += 1;
     });
     this.#lines.on('close', () => {
       this.#ended = true;
-      this.deliver();
+      this.#closeIfDone();
     });
   }
 
-  /**
-   * Gives the root what waits, in order (the supervisor holds each for the child until it can take
-   * it, across restarts too); then closes the session if every message has been answered.
-   */
-  deliver(): void {
+  /** Closes the session once input has ended and every message given has been answered. */
+  #closeIfDone(): void {
     const root = this.#rootId;
-    if (root === undefined || this.#closed) return;
-    while (this.#queue.length > 0) {
-      if (!this.#supervisor.inject(root, this.#queue[0] ?? '')) return;
-      this.#queue.shift();
-      this.#unanswered += 1;
-    }
-    if (this.#ended && this.#unanswered === 0 && this.#supervisor.closeSession(root, 'input ended'))
-      this.#closed = true;
+    if (root === undefined || this.#closed || !this.#ended || this.#unanswered > 0) return;
+    if (this.#supervisor.closeSession(root, 'input ended')) this.#closed = true;
   }
 
   /** A node answered a turn: the root's counts (a warm sub-agent's are its parent's to read). */
   answered(nodeId: string): void {
     if (nodeId !== this.#rootId) return;
     this.#unanswered = Math.max(0, this.#unanswered - 1);
-    this.deliver();
+    this.#closeIfDone();
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import type { Finish, TerminalStatus } from '../protocol/index.js';
+import { outcomeOf, type Finish, type TerminalStatus } from '../protocol/index.js';
 import type { TurnReport } from './session-types.js';
 
 /** The status a budget refusal ends a turn with, by the limit the supervisor says is spent. */
@@ -46,16 +46,5 @@ export function turnReport(
       : finish === undefined
         ? (turn.text ?? null)
         : finish.output;
-  return {
-    outcome: {
-      status,
-      partial: status !== 'completed' && status !== 'refused',
-      result,
-      ...(reason === undefined ? {} : { reason }),
-      scheduled: [],
-      subscriptions: [],
-    },
-    finish,
-    ...turn,
-  };
+  return { outcome: outcomeOf(status, result, reason), finish, ...turn };
 }

@@ -117,6 +117,7 @@ export {
   TERMINAL_STATUSES,
   TerminalStatusSchema,
   UsageSchema,
+  outcomeOf,
   type Outcome,
   type ScheduleRequest,
   type SubscriptionRequest,

@@ -55,3 +55,22 @@ export const OutcomeSchema = z.object({
   subscriptions: z.array(SubscriptionRequestSchema).default([]),
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;
+
+/**
+ * An outcome with no effects asked for: partial unless it completed (or was refused, which is a
+ * whole answer too).
+ */
+export function outcomeOf(
+  status: TerminalStatus,
+  result: unknown,
+  reason: string | undefined,
+): Outcome {
+  return {
+    status,
+    partial: status !== 'completed' && status !== 'refused',
+    result,
+    ...(reason === undefined ? {} : { reason }),
+    scheduled: [],
+    subscriptions: [],
+  };
+}

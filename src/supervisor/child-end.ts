@@ -1,5 +1,6 @@
 import {
   ArborError,
+  outcomeOf,
   type AgentFrame,
   type Outcome,
   type TerminalStatus,
@@ -61,21 +62,6 @@ export function terminalReport(frame: AgentFrame): TerminalReport | undefined {
     case 'budget_request':
       return undefined;
   }
-}
-
-export function outcomeOf(
-  status: TerminalStatus,
-  result: unknown,
-  reason: string | undefined,
-): Outcome {
-  return {
-    status,
-    partial: status !== 'completed' && status !== 'refused',
-    result,
-    ...(reason === undefined ? {} : { reason }),
-    scheduled: [],
-    subscriptions: [],
-  };
 }
 
 /** The outcome of a child that ended without a terminal frame. */

@@ -8,8 +8,8 @@ export {
   type Grant,
 } from './budget/index.js';
 export { childCommand, childEntryPath, childEnv, type ChildCommand } from './child-entry.js';
+export { outcomeOf } from '../protocol/index.js';
 export {
-  outcomeOf,
   spawnFailure,
   syntheticEnd,
   terminalReport,

@@ -293,13 +293,7 @@ export class NodeLifecycle {
         store.updateNode(runId, node.id, { outcome: frame.outcome });
         owner.record(node, 'turn', { status: frame.outcome.status });
         owner.emit({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
-        this.#transcript ??= new TranscriptRecord(live.payload);
-        store.appendTranscript(
-          runId,
-          node.id,
-          this.#env.now(),
-          this.#transcript.turn(frame.outcome),
-        );
+        store.appendTranscript(runId, node.id, this.#env.now(), this.#record().turn(frame.outcome));
         break;
       case 'intel_health':
         owner.record(node, 'intel.health', {
@@ -325,11 +319,16 @@ export class NodeLifecycle {
     }
   }
 
+  /** How the node's transcript is recorded: made on first use, with the node's own secrets. */
+  #record(): TranscriptRecord {
+    this.#transcript ??= new TranscriptRecord(this.#live.payload);
+    return this.#transcript;
+  }
+
   /** A change of the node's transcript: stored, never shown (it is what a resume continues). */
   #recordTranscript(fields: unknown): void {
     const { node } = this.#live;
-    this.#transcript ??= new TranscriptRecord(this.#live.payload);
-    const read = this.#transcript.read(fields);
+    const read = this.#record().read(fields);
     if ('invalid' in read) {
       this.#owner.record(node, 'transcript.invalid', { reason: read.invalid });
       return;

@@ -1,9 +1,12 @@
 import {
   announcedTurns,
+  outcomeOf,
   replayTranscript,
   turnAnnounced,
   type Outcome,
   type Caveats,
+  type ToolCall,
+  type TranscriptEntry,
   type TranscriptMessage,
 } from '../protocol/index.js';
 import { SubagentRunArgs } from '../tools/index.js';
@@ -62,14 +65,7 @@ export function leftOver(record: NodeRecord, reason: string): Extract<Reattach, 
     kind: 'ended',
     record,
     end: {
-      outcome: {
-        status: 'cancelled',
-        partial: true,
-        result: null,
-        reason,
-        scheduled: [],
-        subscriptions: [],
-      },
+      outcome: outcomeOf('cancelled', null, reason),
       via: 'result',
       exit: { code: null, signal: null },
     },
@@ -92,6 +88,8 @@ export class ResumedRun {
   readonly #startOver: boolean;
   /** Recorded children of each parent not yet matched to a repeated spawn, in spawn order. */
   readonly #unclaimed = new Map<string, NodeRecord[]>();
+  /** Each node's transcript entries as recorded before the crash, read once. */
+  readonly #entries = new Map<string, TranscriptEntry[]>();
 
   constructor(runId: string, store: RunStore, state: ResumeState) {
     this.#runId = runId;
@@ -129,12 +127,20 @@ export class ResumedRun {
 
   /** A node's transcript as recorded, ready to continue from; empty when it recorded none. */
   transcript(nodeId: string): TranscriptMessage[] {
-    return replayTranscript(this.#store.listTranscript(this.#runId, nodeId));
+    return replayTranscript(this.#recorded(nodeId));
   }
 
-  /** Whether a warm node's last answered turn was announced before the crash. */
-  turnAnnounced(nodeId: string): boolean {
-    return turnAnnounced(this.#store.listTranscript(this.#runId, nodeId));
+  /**
+   * A node's transcript entries as recorded before the crash. Read once: each is read before its
+   * node runs again (it is what the node resumes from), and never again after.
+   */
+  #recorded(nodeId: string): TranscriptEntry[] {
+    let entries = this.#entries.get(nodeId);
+    if (entries === undefined) {
+      entries = this.#store.listTranscript(this.#runId, nodeId);
+      this.#entries.set(nodeId, entries);
+    }
+    return entries;
   }
 
   /**
@@ -142,7 +148,7 @@ export class ResumedRun {
    * its re-spawned child does not answer it again (see the payload's `resume.answered`).
    */
   answeredTurn(nodeId: string): Outcome | undefined {
-    const entries = this.#store.listTranscript(this.#runId, nodeId);
+    const entries = this.#recorded(nodeId);
     return turnAnnounced(entries) ? announcedTurns(entries).at(-1) : undefined;
   }
 
@@ -167,9 +173,7 @@ export class ResumedRun {
    */
   returned(parentId: string): Returned[] {
     const messages = this.transcript(parentId);
-    const calls = new Map(
-      messages.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => [c.id, c]) : [])),
-    );
+    const calls = callsById(messages);
     const siblings = this.#unclaimed.get(parentId) ?? [];
     const out: Returned[] = [];
     for (const message of messages) {
@@ -189,9 +193,7 @@ export class ResumedRun {
   /** Where the conversation of a parent with its warm sub-agent stood, from both transcripts. */
   warmState(parentId: string, childId: string): WarmState {
     const parent = this.transcript(parentId);
-    const calls = new Map(
-      parent.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => [c.id, c]) : [])),
-    );
+    const calls = callsById(parent);
     let awaited = 0;
     const sent: string[] = [];
     for (const message of parent) {
@@ -213,7 +215,7 @@ export class ResumedRun {
       return false;
     });
     return {
-      turns: announcedTurns(this.#store.listTranscript(this.#runId, childId)),
+      turns: announcedTurns(this.#recorded(childId)),
       awaited,
       unread,
     };
@@ -226,14 +228,13 @@ export class ResumedRun {
       kind: 'ended',
       record,
       end: {
-        outcome: record.outcome ?? {
-          status: record.status === 'interrupted' ? 'crashed' : 'failed',
-          partial: true,
-          result: null,
-          reason: record.error ?? 'no outcome was recorded',
-          scheduled: [],
-          subscriptions: [],
-        },
+        outcome:
+          record.outcome ??
+          outcomeOf(
+            record.status === 'interrupted' ? 'crashed' : 'failed',
+            null,
+            record.error ?? 'no outcome was recorded',
+          ),
         via: 'result',
         ...(record.error === undefined ? {} : { error: { message: record.error } }),
         exit: { code: null, signal: null },
@@ -263,6 +264,13 @@ export class ResumedRun {
   unclaimedActive(): NodeRecord[] {
     return [...this.#unclaimed.values()].flat().filter((n) => this.isActive(n));
   }
+}
+
+/** The tool calls a transcript's assistant messages made, by call id. */
+function callsById(messages: readonly TranscriptMessage[]): Map<string, ToolCall> {
+  return new Map(
+    messages.flatMap((m) => (m.role === 'assistant' ? m.tool_calls.map((c) => [c.id, c]) : [])),
+  );
 }
 
 /**

@@ -140,7 +140,8 @@ export class Supervisor {
     const resumed = this.#resumed;
     const node = this.tree.nodes().find((n) => n.parentId === undefined);
     if (resumed === undefined || node === undefined) throw new Error('no recorded root to resume');
-    const payload = this.#mint(
+    const payload = mintPayload(
+      this.#options.runId,
       node,
       resumeTemplate(template, node, resumed.transcript(node.id), resumed.answeredTurn(node.id)),
     );
@@ -330,7 +331,7 @@ export class Supervisor {
     }
     return this.#start(
       node,
-      this.#mint(node, template),
+      mintPayload(this.#options.runId, node, template),
       placement.mode ?? decision.mode,
       decision.provider.name,
       placement.cwd,
@@ -341,15 +342,11 @@ export class Supervisor {
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
   #mintRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
     const node = this.tree.mintRoot(template.instruction, this.#now());
-    const payload = this.#mint(node, template);
+    const payload = mintPayload(this.#options.runId, node, template);
     this.#budget.openRoot(node.id);
     const trifecta = this.#gate.checkTrifecta(payload);
     if (trifecta !== undefined) throw new ArborError('config', trifecta);
     return { node, payload };
-  }
-
-  #mint(node: TreeNode, template: RootTemplate): SpawnPayload {
-    return mintPayload(this.#options.runId, node, template);
   }
 
   #start(

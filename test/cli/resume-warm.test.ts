@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { ArborProcess } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** A warm root: each message gets its own answer. */
@@ -15,19 +16,34 @@ function messagesOf(request: { body: unknown } | undefined): string[] {
   return (body?.messages ?? []).map((m) => String(m.content));
 }
 
+/**
+ * Waits until the root's transcript ends with the supervisor's turn mark (matching `mark`), then
+ * SIGKILLs the live `arbor run`: the mark follows the announcement, so the crash comes after both.
+ * Returns the run's id.
+ */
+async function killAfterMark(
+  db: string,
+  live: ArborProcess,
+  mark: Record<string, unknown> = {},
+): Promise<string> {
+  const runId = await vi.waitFor(() =>
+    runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null }),
+  );
+  await vi.waitFor(() => {
+    expect(readRun(db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({ op: 'turn', ...mark });
+  });
+  live.signal('SIGKILL');
+  await live.exited;
+  return runId;
+}
+
 describe('arbor resume: warm sessions', () => {
   it('does not announce again a turn answered before the crash, and takes the next message', async () => {
     const dir = await resumeDir(TURNS);
     const live = dir.runLive('Say first.', {}, ['--warm']);
     expect(await live.waitForStdoutLines(1)).toEqual(['A1: first answered.']);
-    const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
-    // The mark follows the announcement (a crash between the two announces the turn again).
-    await vi.waitFor(() => {
-      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({ op: 'turn' });
-    });
     // The supervisor dies while the session waits for its next message.
-    live.signal('SIGKILL');
-    await live.exited;
+    const runId = await killAfterMark(dir.db, live);
     expect(readRun(dir.db, runId).run?.status).toBe('interrupted');
 
     const resumed = await dir.resume(runId, [], {}, 'second\n');
@@ -68,12 +84,7 @@ describe('arbor resume: warm sessions', () => {
     const dir = await resumeDir(TURNS);
     const live = dir.runLive('Say first.', {}, ['--warm']);
     expect(await live.waitForStdoutLines(1)).toEqual(['A1: first answered.']);
-    const runId = runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null });
-    await vi.waitFor(() => {
-      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({ op: 'turn' });
-    });
-    live.signal('SIGKILL');
-    await live.exited;
+    const runId = await killAfterMark(dir.db, live);
 
     const resumed = await dir.resume(runId, [], {}, '');
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -90,17 +101,7 @@ describe('arbor resume: warm sessions', () => {
       ],
     });
     const live = dir.runLive('Say first.', {}, ['--warm', '--max-steps', '1']);
-    const runId = await vi.waitFor(() =>
-      runIdOf({ stdout: '', stderr: live.stderr, code: null, signal: null }),
-    );
-    await vi.waitFor(() => {
-      expect(readRun(dir.db, runId).transcripts.get('n0')?.at(-1)).toMatchObject({
-        op: 'turn',
-        outcome: { status: 'exhausted_steps' },
-      });
-    });
-    live.signal('SIGKILL');
-    await live.exited;
+    const runId = await killAfterMark(dir.db, live, { outcome: { status: 'exhausted_steps' } });
 
     const resumed = await dir.resume(runId, [], {}, 'second\n');
     expect(resumed.stdout).toBe('A2: second answered.\n');

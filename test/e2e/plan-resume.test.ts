@@ -204,14 +204,20 @@ function git(cwd: string, ...args: string[]): string {
   });
 }
 
+/** A git repository on `main` with one commit: a README, and the test's store and run-log ignored. */
+async function baseRepo(): Promise<string> {
+  const repo = await mkdtemp(join(tmpdir(), 'arbor-plan-git-'));
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README'), 'base\n');
+  writeFileSync(join(repo, '.gitignore'), '.arbor-test.db*\nplan.run.toml\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'base');
+  return repo;
+}
+
 describe('arbor plan run --worktrees', () => {
   it('runs each leaf on its own branch based on its deps, merges them and reports a conflict', async () => {
-    const repo = await mkdtemp(join(tmpdir(), 'arbor-plan-git-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    writeFileSync(join(repo, 'README'), 'base\n');
-    writeFileSync(join(repo, '.gitignore'), '.arbor-test.db*\nplan.run.toml\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
+    const repo = await baseRepo();
     const plan = await planDir(
       `[[subtask]]
 id = "a"
@@ -281,12 +287,7 @@ caveat_policy = { fs_write = "all", max_calls = 3 }
   });
 
   it('continues an interrupted --worktrees run as itself: leaves not done start over in fresh worktrees', async () => {
-    const repo = await mkdtemp(join(tmpdir(), 'arbor-plan-git-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    writeFileSync(join(repo, 'README'), 'base\n');
-    writeFileSync(join(repo, '.gitignore'), '.arbor-test.db*\nplan.run.toml\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
+    const repo = await baseRepo();
     const plan = await planDir(
       `[[subtask]]
 id = "a"

@@ -127,7 +127,7 @@ describe('ResumedRun', () => {
       awaited: 1,
       unread: ['third'],
     });
-    expect(resumed.turnAnnounced('n1')).toBe(true);
+    expect(resumed.answeredTurn('n1')).toEqual(outcome('W2'));
   });
 
   it('adopts a child whose result was an error, or was fenced as untrusted text', () => {
