@@ -28,6 +28,7 @@ import {
   type Tree,
 } from '../supervisor/index.js';
 import { probeSandbox, type HostTool } from '../tools/index.js';
+import type { SqliteStore } from '../store/index.js';
 import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
@@ -70,6 +71,18 @@ export class Arbor {
       ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
     });
     this.runs = new RunHistory(this.#runtime.store);
+  }
+
+  /**
+   * @internal An instance on settings already resolved (`arbor serve` resolves them as `arbor run`
+   * does, flags and all), with its store for the server's own tables.
+   */
+  static withSettings(
+    settings: OpenSettings,
+    env: NodeJS.ProcessEnv,
+  ): { arbor: Arbor; store: SqliteStore } {
+    const arbor = new Arbor({}, env, { ...settings, childCommand: undefined });
+    return { arbor, store: arbor.#runtime.store };
   }
 
   /** Validates every option, resolves credentials and opens the store. Bad options throw a `config` error naming them. */

@@ -8,6 +8,7 @@ import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { RUN_HELP, resumeRun, runCommand } from './run.js';
+import { serveCommand } from './serve-command.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { parseCommandArgs } from './usage-error.js';
 import { usageError } from './usage-error.js';
@@ -20,6 +21,7 @@ Usage: arbor <command> [options]
 Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   resume RUN         continue an interrupted run (its supervisor died) from its records
+  serve              a long-lived service: tasks over A2A, with principals, health and metrics
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
@@ -72,6 +74,7 @@ const COMMANDS: Record<string, Command> = {
       throw usageError('`arbor resume` takes one run id: `arbor resume RUN [options]`.');
     return resumeRun(runId, values, io, io.env);
   },
+  serve: serveCommand,
   plan: planCommand,
   gate: gateCommand,
   config: configCommand,

@@ -17,6 +17,7 @@ import {
   RuntimeTrifectaModeSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
+import { ServeTableSchema } from './serve-table.js';
 import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
 
 // Descriptions are `.describe()`d rather than written as doc comments: `arbor config schema`
@@ -215,6 +216,7 @@ export const ConfigFileSchema = z
     store: z
       .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
       .optional(),
+    serve: ServeTableSchema.optional(),
   })
   .meta({
     title: 'arbor config file',

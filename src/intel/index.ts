@@ -60,3 +60,4 @@ export {
   type OpenAiResponse,
 } from './openai-wire.js';
 export { ToolNames, toWireToolName } from './wire-names.js';
+export { DIALECTS } from './dialects.js';

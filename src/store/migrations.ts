@@ -91,4 +91,25 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN lease_renewed_at INTEGER;
   ALTER TABLE runs ADD COLUMN active_ms INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  CREATE TABLE a2a_tasks (
+    id         TEXT PRIMARY KEY,
+    context_id TEXT NOT NULL,
+    run_id     TEXT,
+    owner      TEXT NOT NULL,
+    state      INTEGER NOT NULL,
+    task       TEXT NOT NULL,
+    tokens     INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX a2a_tasks_by_owner ON a2a_tasks (owner, created_at);
+  CREATE INDEX a2a_tasks_by_update ON a2a_tasks (updated_at, id);
+  CREATE TABLE a2a_push (
+    task_id TEXT NOT NULL,
+    id      TEXT NOT NULL,
+    config  TEXT NOT NULL,
+    PRIMARY KEY (task_id, id)
+  );
+  `,
 ];

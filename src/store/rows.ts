@@ -186,3 +186,51 @@ export function ownerFromColumn(text: string | null): RunOwner | undefined {
     return undefined;
   }
 }
+
+export interface TaskRow {
+  id: string;
+  context_id: string;
+  run_id: string | null;
+  owner: string;
+  state: number;
+  task: string;
+  tokens: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A task `arbor serve` answers for over A2A, as stored (its body is the protocol's JSON form). */
+export interface TaskRecord {
+  id: string;
+  contextId: string;
+  runId?: string;
+  /** The principal that created it. */
+  owner: string;
+  /** The A2A task state, as the protocol's enum number. */
+  state: number;
+  /** The task in the protocol's JSON form. */
+  task: unknown;
+  /** Tokens its run used, for per-principal daily limits. */
+  tokens: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function taskFromRow(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    contextId: row.context_id,
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    owner: row.owner,
+    state: row.state,
+    task: json(row.task),
+    tokens: row.tokens,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A push-notification config's body, as stored. */
+export function pushFromRow(row: { config: string }): unknown {
+  return json(row.config);
+}

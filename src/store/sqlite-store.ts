@@ -11,6 +11,7 @@ import type {
 } from '../supervisor/store-port.js';
 import { openStore } from './open-store.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
+import { SqliteTasks } from './sqlite-tasks.js';
 import { RunDurability, type InterruptedRun, type RunHold } from './sqlite-durability.js';
 import { LEASE_RENEW_MS, processOwner, type RunOwner } from './run-owner.js';
 import {
@@ -42,6 +43,8 @@ export class SqliteStore implements RunStore {
   readonly #writeEvents: (events: NewEvent[]) => void;
   readonly #memoryAndGates: MemoryAndGates;
   readonly #durability: RunDurability;
+  /** The A2A tasks of `arbor serve`. */
+  readonly tasks: SqliteTasks;
   /** This process, as the owner of the runs it creates or resumes. */
   readonly owner: RunOwner = processOwner();
   /** Runs found abandoned by their supervisor when the store was opened, now `interrupted`. */
@@ -53,6 +56,7 @@ export class SqliteStore implements RunStore {
     this.#statements = prepare(this.#db);
     this.#memoryAndGates = new MemoryAndGates(this.#db);
     this.#durability = new RunDurability(this.#db);
+    this.tasks = new SqliteTasks(this.#db);
     this.interrupted = this.#durability.reap(this.owner, Date.now());
     this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
       for (const event of events) {

@@ -1,0 +1,137 @@
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
+import {
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  validateVersion,
+  type A2ARequestHandler,
+} from '@a2a-js/sdk/server';
+import { cardJson, JSONRPC_PATH } from './agent-card.js';
+import { PRINCIPAL_KEY } from './a2a-handler.js';
+import type { Principal, Principals } from './principals.js';
+import type { ServeMetrics } from './serve-metrics.js';
+
+/** What the HTTP surface asks of the server. */
+export interface ServeState {
+  /** Why the server is not ready, or undefined when it is. */
+  notReady(): string | undefined;
+  /** The supervisor's heartbeat: false when its event loop has stalled. */
+  alive(): boolean;
+}
+
+export interface HttpAppOptions {
+  handler: A2ARequestHandler;
+  /** The agent card for a caller that reached `host` (the request's `Host`). */
+  card(host: string): AgentCard;
+  principals: Principals;
+  metrics: ServeMetrics;
+  state: ServeState;
+  /** `Host` values accepted (lower case, with port); undefined accepts any. */
+  hosts(): ReadonlySet<string> | undefined;
+  /** Browser origins that may call. */
+  origins: ReadonlySet<string>;
+  publicMetrics: boolean;
+}
+
+type Env = { Variables: { principal: Principal | undefined } };
+
+/**
+ * The HTTP surface of `arbor serve`: the agent card, A2A over JSON-RPC (SSE for streams), health,
+ * readiness and metrics. Everything but the probes checks `Host` and `Origin` first (a web page in
+ * the user's browser reaching a loopback port by DNS rebinding or a cross-site request is turned
+ * away), and everything but the card and the probes needs a principal's bearer token.
+ */
+export function httpApp(options: HttpAppOptions): Hono<Env> {
+  const app = new Hono<Env>();
+  const rpc = new JsonRpcTransportHandler(options.handler);
+
+  app.get('/healthz', (c) =>
+    options.state.alive() ? c.text('ok\n') : c.text('the supervisor has stalled\n', 503),
+  );
+  app.get('/readyz', (c) => {
+    const why = options.state.notReady();
+    return why === undefined ? c.text('ready\n') : c.text(`not ready: ${why}\n`, 503);
+  });
+
+  app.use('*', async (c, next) => {
+    const host = (c.req.header('host') ?? '').toLowerCase();
+    const hosts = options.hosts();
+    if (hosts !== undefined && !hosts.has(host))
+      return c.json({ error: `Host \`${host}\` is not one this server answers to.` }, 421);
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !options.origins.has(origin.toLowerCase()))
+      return c.json({ error: `Origin \`${origin}\` may not call this server.` }, 403);
+    c.set('principal', options.principals.authenticate(c.req.header('authorization')));
+    await next();
+    return undefined;
+  });
+
+  app.get('/.well-known/agent-card.json', (c) =>
+    c.json(cardJson(options.card((c.req.header('host') ?? '').toLowerCase()))),
+  );
+
+  app.get('/metrics', async (c) => {
+    const principal = c.get('principal');
+    if (!options.publicMetrics && principal?.role !== 'operator') return unauthorized(c, 'operator');
+    const { contentType, body } = await options.metrics.text();
+    return c.body(body, 200, { 'content-type': contentType });
+  });
+
+  app.post(JSONRPC_PATH, async (c) => {
+    const principal = c.get('principal');
+    if (principal === undefined) return unauthorized(c, 'principal');
+    const body = await c.req.text();
+    const version = c.req.header(A2A_VERSION_HEADER);
+    const context = new ServerCallContext({
+      ...(version === undefined ? {} : { requestedVersion: version }),
+      state: new Map<string, unknown>([[PRINCIPAL_KEY, principal]]),
+    });
+    const id = requestId(body);
+    try {
+      validateVersion(context.requestedVersion, await options.handler.getAgentCard(), 'JSONRPC');
+    } catch (error) {
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+    const answer = await rpc.handle(body, context);
+    if (!(Symbol.asyncIterator in answer)) return c.json(answer);
+    const iterator = answer[Symbol.asyncIterator]();
+    let first: IteratorResult<unknown>;
+    try {
+      first = await iterator.next();
+    } catch (error) {
+      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+    }
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => {
+        void iterator.return?.(undefined);
+      });
+      try {
+        for (let next = first; next.done !== true; next = await iterator.next())
+          await stream.writeSSE({ data: JSON.stringify(next.value) });
+      } catch (error) {
+        await stream.writeSSE({
+          event: 'error',
+          data: JSON.stringify({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
+        });
+      }
+    });
+  });
+  return app;
+}
+
+function unauthorized(c: Context<Env>, need: 'operator' | 'principal'): Response {
+  const principal = c.get('principal');
+  if (principal === undefined)
+    return c.json({ error: 'A bearer token is required (Authorization: Bearer TOKEN).' }, 401, {
+      'www-authenticate': 'Bearer',
+    });
+  return c.json({ error: `${principal.name} is not an ${need}.` }, 403);
+}
+
+/** The request's JSON-RPC id, for errors answered before the SDK reads it. */
+function requestId(body: string): string | number | null {
+  const match = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(body);
+  if (match?.[1] === undefined) return null;
+  return match[1].startsWith('"') ? match[1].slice(1, -1) : Number(match[1]);
+}

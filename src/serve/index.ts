@@ -1,0 +1,1 @@
+export { startServer, type RunningServer, type ServeOptions } from './serve.js';

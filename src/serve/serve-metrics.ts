@@ -1,0 +1,155 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { ArborEvent } from '../runtime/index.js';
+
+/**
+ * The metrics `arbor serve` exposes at `/metrics`, in Prometheus text. Every label has a bounded
+ * set of values (statuses, endpoint indexes, tool kinds, gate names): never a run id, node id,
+ * task id or URL. The names are listed in `docs/metrics.md`.
+ */
+export class ServeMetrics {
+  readonly registry = new Registry();
+  readonly #runsStarted: Counter<'source'>;
+  readonly #runsFinished: Counter<'status'>;
+  readonly #runsActive: Gauge;
+  readonly #nodesActive: Gauge;
+  readonly #tokens: Counter<'direction'>;
+  readonly #cost: Counter;
+  readonly #modelCalls: Counter<'endpoint'>;
+  readonly #intelAllDown: Gauge;
+  readonly #toolCalls: Counter<'kind'>;
+  readonly #toolErrors: Counter<'kind'>;
+  readonly #refusals: Counter<'gate'>;
+  readonly #gatesOpen: Gauge;
+  readonly #spawns: Counter;
+  readonly #restarts: Counter;
+  readonly #killSteps: Counter<'step'>;
+  readonly #tasksRefused: Counter<'reason'>;
+  readonly #ready: Gauge;
+  readonly #draining: Gauge;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'arbor_' });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    const gauge = (name: string, help: string) => new Gauge({ name, help, registers });
+    this.#runsStarted = counter('arbor_runs_started_total', 'Runs started, by what started them (a2a, resume).', ['source']);
+    this.#runsFinished = counter('arbor_runs_finished_total', 'Runs ended, by status (completed, failed, refused, cancelled, …).', ['status']);
+    this.#runsActive = gauge('arbor_runs_active', 'Runs going now.');
+    this.#nodesActive = gauge('arbor_nodes_active', 'Nodes (agents) alive now across every run.');
+    this.#tokens = counter('arbor_tokens_total', 'Model tokens used, by direction (input, output).', ['direction']);
+    this.#cost = counter('arbor_cost_usd_total', 'Cost of model calls in US dollars, where priced.');
+    this.#modelCalls = counter('arbor_model_calls_total', 'Model calls answered, by endpoint index (0 is the first endpoint).', ['endpoint']);
+    this.#intelAllDown = gauge('arbor_intel_all_down', '1 while every intelligence endpoint is down.');
+    this.#toolCalls = counter('arbor_tool_calls_total', 'Tool calls, by kind (fs, exec, http, subagent, memory, ask_human, sleep, other).', ['kind']);
+    this.#toolErrors = counter('arbor_tool_errors_total', 'Tool calls whose result was an error, by kind.', ['kind']);
+    this.#refusals = counter('arbor_refusals_total', 'Refusals, by the gate that refused (spawn, policy, trifecta, task).', ['gate']);
+    this.#gatesOpen = gauge('arbor_gates_open', 'Questions waiting for a person now.');
+    this.#spawns = counter('arbor_spawns_total', 'Nodes spawned.');
+    this.#restarts = counter('arbor_restarts_total', 'Node restarts after a crash.');
+    this.#killSteps = counter('arbor_kill_ladder_steps_total', 'Kill-ladder rungs climbed, by rung (cancel, sigterm, sigkill).', ['step']);
+    this.#tasksRefused = counter('arbor_tasks_refused_total', 'A2A tasks refused before a run started, by reason (capacity, draining, principal_runs, principal_tokens).', ['reason']);
+    this.#ready = gauge('arbor_ready', '1 while /readyz says ready.');
+    this.#draining = gauge('arbor_draining', '1 while the server drains.');
+    for (const status of ['input', 'output']) this.#tokens.inc({ direction: status }, 0);
+    this.#intelAllDown.set(0);
+  }
+
+  runStarted(source: 'a2a' | 'resume'): void {
+    this.#runsStarted.inc({ source });
+    this.#runsActive.inc();
+  }
+
+  runFinished(status: string): void {
+    this.#runsFinished.inc({ status });
+    this.#runsActive.dec();
+  }
+
+  taskRefused(reason: 'capacity' | 'draining' | 'principal_runs' | 'principal_tokens'): void {
+    this.#tasksRefused.inc({ reason });
+    this.#refusals.inc({ gate: 'task' });
+  }
+
+  intelAllDown(down: boolean): void {
+    this.#intelAllDown.set(down ? 1 : 0);
+  }
+
+  ready(ready: boolean, draining: boolean): void {
+    this.#ready.set(ready ? 1 : 0);
+    this.#draining.set(draining ? 1 : 0);
+  }
+
+  /** Counts what one run event says. */
+  observe(event: ArborEvent): void {
+    switch (event.type) {
+      case 'node.spawned':
+        this.#spawns.inc();
+        this.#nodesActive.inc();
+        return;
+      case 'node.resumed':
+        this.#nodesActive.inc();
+        return;
+      case 'node.end':
+        this.#nodesActive.dec();
+        return;
+      case 'node.restart':
+        this.#restarts.inc();
+        return;
+      case 'usage':
+        this.#tokens.inc({ direction: 'input' }, event.inputTokens);
+        this.#tokens.inc({ direction: 'output' }, event.outputTokens);
+        if (event.costUsd !== undefined) this.#cost.inc(event.costUsd);
+        return;
+      case 'model.call':
+        this.#modelCalls.inc({ endpoint: String(event.endpoint) });
+        return;
+      case 'intel.health':
+        this.intelAllDown(event.allDown);
+        return;
+      case 'tool.call':
+        this.#toolCalls.inc({ kind: toolKind(event.name) });
+        return;
+      case 'tool.result':
+        if (event.isError) this.#toolErrors.inc({ kind: toolKind(event.name) });
+        return;
+      case 'spawn.refused':
+        this.#refusals.inc({ gate: 'spawn' });
+        return;
+      case 'policy.decision':
+        if (event.action === 'deny') this.#refusals.inc({ gate: 'policy' });
+        return;
+      case 'trifecta.held':
+        this.#refusals.inc({ gate: 'trifecta' });
+        return;
+      case 'gate.opened':
+        this.#gatesOpen.inc();
+        return;
+      case 'gate.closed':
+        this.#gatesOpen.dec();
+        return;
+      case 'child.killed':
+        for (const step of event.steps) {
+          const name = (step as { step?: unknown }).step;
+          if (name === 'cancel' || name === 'sigterm' || name === 'sigkill') this.#killSteps.inc({ step: name });
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The exposition text. */
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** arbor's own tool families; any other name (an MCP or host tool, or one the model made up) is `other`. */
+const KINDS = new Set(['fs', 'exec', 'http', 'subagent', 'memory', 'ask_human', 'sleep', 'schedule', 'resource', 'finish']);
+
+/** A tool's kind, from a bounded set: arbor's families by the part of the name before its first dot (`fs.read` → `fs`), else `other`. */
+function toolKind(name: string): string {
+  const dot = name.indexOf('.');
+  const family = dot < 0 ? name : name.slice(0, dot);
+  return KINDS.has(family) ? family : 'other';
+}

@@ -1,0 +1,201 @@
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { serve as listenHono, type ServerType } from '@hono/node-server';
+import ipaddr from 'ipaddr.js';
+import { Arbor } from '../api/arbor.js';
+import type { RunSettings, ServeTable } from '../config/index.js';
+import { ArborError, type IntelConfig } from '../protocol/index.js';
+import { ArborA2AHandler } from './a2a-handler.js';
+import { agentCard } from './agent-card.js';
+import { httpApp } from './http-app.js';
+import { IntelReadiness } from './intel-readiness.js';
+import { Principals } from './principals.js';
+import { ServeMetrics } from './serve-metrics.js';
+import { TaskService } from './task-service.js';
+
+export interface ServeOptions {
+  settings: RunSettings;
+  intelligence: IntelConfig;
+  env: NodeJS.ProcessEnv;
+  serve: ServeTable | undefined;
+  host: string;
+  port: number;
+  /** PEM certificate and key: serve HTTPS. */
+  tls?: { cert: string; key: string };
+  /** Where the generated operator token is written (0600) when no principal is configured. */
+  tokenFile: string | undefined;
+  cwd: string;
+}
+
+/** A running `arbor serve`. */
+export interface RunningServer {
+  /** The base URL, as the agent card names it. */
+  url: string;
+  port: number;
+  principals: Principals;
+  /** Runs taken up again from a previous server's tasks. */
+  resumed: number;
+  /**
+   * Stops taking tasks (readiness goes 503), waits up to `timeoutMs` for running ones to finish,
+   * then stops listening. Returns the run ids still going, left for the next server to resume.
+   */
+  drain(timeoutMs: number): Promise<string[]>;
+  /** Stops listening and cancels every run still going. */
+  close(): Promise<void>;
+}
+
+/** How long the event loop may go without a tick before `/healthz` says it has stalled. */
+const STALL_MS = 10_000;
+
+/** Starts `arbor serve`: one `Arbor`, many concurrent runs, A2A and the probes over HTTP. */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const table = options.serve;
+  const loopback = isLoopback(options.host);
+  if (!loopback && (table?.principal ?? []).length === 0)
+    throw new ArborError(
+      'config',
+      `\`arbor serve\` refuses to listen on ${options.host}, which is not a loopback address, without \`[[serve.principal]]\` entries: every caller must have a token of its own.`,
+    );
+  const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
+  const { arbor, store } = Arbor.withSettings(
+    { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
+    options.env,
+  );
+  const metrics = new ServeMetrics();
+  const maxRuns = table?.max_runs ?? 16;
+  const intel = new IntelReadiness(options.intelligence, (down) => {
+    metrics.intelAllDown(down);
+  });
+  const tasks = new TaskService({ arbor, store, metrics, maxRuns });
+  // Runs report every endpoint down (and back) in their events; the latch follows them.
+  const observe = metrics.observe.bind(metrics);
+  metrics.observe = (event) => {
+    observe(event);
+    if (event.type === 'intel.health') intel.report(event.allDown);
+  };
+  let tick = Date.now();
+  const heartbeat = setInterval(() => {
+    tick = Date.now();
+  }, 1000).unref();
+  const notReady = (): string | undefined => {
+    if (tasks.draining) return 'draining';
+    if (tasks.atCapacity) return `at capacity (${maxRuns} runs)`;
+    if (intel.allDown) return 'every intelligence endpoint is down';
+    return undefined;
+  };
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  const hosts = allowedHosts(options.host, table);
+  const baseUrl = (port: number): string => `${scheme}://${hostForUrl(options.host)}:${port}`;
+  let port = options.port;
+  const handler = new ArborA2AHandler(agentCard(baseUrl(port), table), tasks);
+  const app = httpApp({
+    handler,
+    // The card names the address the caller reached (a `Host` already checked).
+    card: (host) => agentCard(host === '' ? baseUrl(port) : `${scheme}://${host}`, table),
+    principals,
+    metrics,
+    state: {
+      notReady: () => {
+        const why = notReady();
+        metrics.ready(why === undefined, tasks.draining);
+        return why;
+      },
+      alive: () => Date.now() - tick < STALL_MS,
+    },
+    hosts: () => hosts?.(port),
+    origins: new Set((table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, ''))),
+    publicMetrics: table?.public_metrics === true,
+  });
+  const server = await listen(app.fetch, options);
+  port = (server.address() as AddressInfo).port;
+  const resumed = tasks.takeUp();
+
+  const stopListening = (): Promise<void> =>
+    new Promise((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+  return {
+    url: baseUrl(port),
+    port,
+    principals,
+    resumed,
+    drain: async (timeoutMs) => {
+      tasks.drain();
+      metrics.ready(false, true);
+      const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+      await Promise.race([Promise.all(tasks.live.map((task) => task.done)), deadline]);
+      const left = tasks.live.map((task) => task.runId);
+      await stopListening();
+      clearInterval(heartbeat);
+      intel.stop();
+      if (left.length === 0) await arbor.close();
+      else store.flush();
+      return left;
+    },
+    close: async () => {
+      tasks.drain();
+      await stopListening();
+      clearInterval(heartbeat);
+      intel.stop();
+      await arbor.close();
+    },
+  };
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, options: ServeOptions): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = listenHono(
+      {
+        fetch,
+        hostname: options.host,
+        port: options.port,
+        overrideGlobalObjects: false,
+        ...(options.tls === undefined
+          ? {}
+          : { createServer: createHttpsServer, serverOptions: { cert: options.tls.cert, key: options.tls.key } }),
+      },
+      () => {
+        server.off('error', onError);
+        resolve(server);
+      },
+    );
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(
+        new ArborError(
+          'config',
+          `Cannot listen on ${options.host}:${options.port}: ${error.code === 'EADDRINUSE' ? 'the address is in use' : (error.code ?? error.message)}.`,
+          { cause: error },
+        ),
+      );
+    };
+    server.once('error', onError);
+  });
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare)) return false;
+  const address = ipaddr.process(bare);
+  return address.range() === 'loopback';
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/**
+ * The `Host` values a loopback server answers to (its address and `localhost`, with its port) and
+ * any configured; a server on another address answers to any unless some are configured.
+ */
+function allowedHosts(host: string, table: ServeTable | undefined): ((port: number) => Set<string>) | undefined {
+  const configured = (table?.allowed_hosts ?? []).map((name) => name.toLowerCase());
+  if (!isLoopback(host) && configured.length === 0) return undefined;
+  return (port) => {
+    const names = isLoopback(host) ? ['localhost', '127.0.0.1', '[::1]', hostForUrl(host)] : [hostForUrl(host)];
+    return new Set([...names.map((name) => `${name}:${port}`), ...configured]);
+  };
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import type { TerminalStatus, Usage } from '../protocol/index.js';
+
+/** The A2A task states that end a task. */
+export const FINAL_STATES: readonly TaskState[] = [
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+];
+
+/** States a restarted server takes up again (the run was under way). */
+export const LIVE_STATES: readonly TaskState[] = [
+  TaskState.TASK_STATE_SUBMITTED,
+  TaskState.TASK_STATE_WORKING,
+  TaskState.TASK_STATE_INPUT_REQUIRED,
+];
+
+export function isFinal(state: TaskState | undefined): boolean {
+  return state !== undefined && FINAL_STATES.includes(state);
+}
+
+/** How a run's status reads as a task state (DESIGN: completed, refused, cancelled; the rest failed). */
+export function stateOfStatus(status: TerminalStatus | 'running' | 'interrupted'): TaskState {
+  switch (status) {
+    case 'completed':
+      return TaskState.TASK_STATE_COMPLETED;
+    case 'refused':
+      return TaskState.TASK_STATE_REJECTED;
+    case 'cancelled':
+      return TaskState.TASK_STATE_CANCELED;
+    case 'running':
+    case 'interrupted':
+      return TaskState.TASK_STATE_WORKING;
+    default:
+      return TaskState.TASK_STATE_FAILED;
+  }
+}
+
+/** A text part. */
+export function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+}
+
+/** A structured part (a JSON value). */
+export function dataPart(value: unknown): Part {
+  return {
+    content: { $case: 'data', value },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'application/json',
+  };
+}
+
+/** A message from this agent on a task. */
+export function agentMessage(task: Pick<Task, 'id' | 'contextId'>, parts: Part[], metadata?: Record<string, unknown>): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: task.contextId,
+    taskId: task.id,
+    role: Role.ROLE_AGENT,
+    parts,
+    metadata,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/** A message's text: its text parts joined, and its data parts as JSON. */
+export function messageText(message: Message): string {
+  return message.parts
+    .map((part) => {
+      const content = part.content;
+      if (content === undefined) return '';
+      switch (content.$case) {
+        case 'text':
+          return content.value;
+        case 'data':
+          return JSON.stringify(content.value);
+        case 'url':
+          return content.value;
+        case 'raw':
+          return '';
+      }
+    })
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+/** The artifact of a finished run: its answer, as text or as the structured value it is. */
+export function answerArtifact(text: string, structured: unknown): Artifact {
+  return {
+    artifactId: 'answer',
+    name: 'answer',
+    description: "The root agent's answer",
+    parts: structured === undefined ? [textPart(text)] : [dataPart(structured)],
+    metadata: undefined,
+    extensions: [],
+  };
+}
+
+/** Usage as task metadata (`arbor/usage`), in the field names of arbor's events and store. */
+export function usageMetadata(usage: Usage): Record<string, number> {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    ...(usage.cost_usd === undefined ? {} : { cost_usd: usage.cost_usd }),
+  };
+}
+
+/** A new task, submitted. */
+export function newTask(id: string, contextId: string, message: Message, metadata: Record<string, unknown>): Task {
+  return {
+    id,
+    contextId,
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [message],
+    metadata,
+  };
+}

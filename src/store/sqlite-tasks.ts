@@ -1,0 +1,124 @@
+import { pushFromRow, taskFromRow, type TaskRecord, type TaskRow } from './rows.js';
+import type { SqlDatabase } from './sql-database.js';
+
+/**
+ * The A2A tasks `arbor serve` answers for, and their push-notification configs, on the run
+ * store's database: a task is written before its acceptance is answered, so it outlives the
+ * server that took it.
+ */
+export class SqliteTasks {
+  readonly #s: ReturnType<typeof prepare>;
+
+  constructor(db: SqlDatabase) {
+    this.#s = prepare(db);
+  }
+
+  /** Writes a task whole (created, or changed). */
+  put(record: Omit<TaskRecord, 'createdAt'> & { createdAt?: number }): void {
+    this.#s.put.run({
+      id: record.id,
+      context_id: record.contextId,
+      run_id: record.runId ?? null,
+      owner: record.owner,
+      state: record.state,
+      task: JSON.stringify(record.task),
+      tokens: record.tokens,
+      created_at: record.createdAt ?? record.updatedAt,
+      updated_at: record.updatedAt,
+    });
+  }
+
+  get(id: string): TaskRecord | undefined {
+    const row = this.#s.get.get(id) as TaskRow | undefined;
+    return row === undefined ? undefined : taskFromRow(row);
+  }
+
+  /**
+   * Tasks, most recently updated first: an owner's (or everyone's), optionally of one context and
+   * state, updated after a time; `after` is the (updatedAt, id) of the last task of the page before.
+   */
+  list(filter: {
+    owner?: string;
+    contextId?: string;
+    state?: number;
+    updatedAfter?: number;
+    after?: { updatedAt: number; id: string };
+    limit: number;
+  }): TaskRecord[] {
+    const rows = this.#s.list.all({
+      owner: filter.owner ?? null,
+      context_id: filter.contextId ?? null,
+      state: filter.state ?? null,
+      updated_after: filter.updatedAfter ?? null,
+      cursor_at: filter.after?.updatedAt ?? null,
+      cursor_id: filter.after?.id ?? '',
+      limit: filter.limit,
+    }) as TaskRow[];
+    return rows.map(taskFromRow);
+  }
+
+  count(filter: { owner?: string; contextId?: string; state?: number; updatedAfter?: number }): number {
+    const row = this.#s.count.get({
+      owner: filter.owner ?? null,
+      context_id: filter.contextId ?? null,
+      state: filter.state ?? null,
+      updated_after: filter.updatedAfter ?? null,
+    }) as { n: number };
+    return Number(row.n);
+  }
+
+  /** Tasks in any of these states (those a restarted server takes up again). */
+  inStates(states: readonly number[]): TaskRecord[] {
+    return (this.#s.all.all() as TaskRow[])
+      .filter((row) => states.includes(row.state))
+      .map(taskFromRow);
+  }
+
+  /** Tokens used by an owner's tasks created since `since`. */
+  tokensSince(owner: string, since: number): number {
+    const row = this.#s.tokens.get(owner, since) as { n: number | null };
+    return Number(row.n ?? 0);
+  }
+
+  putPush(taskId: string, id: string, config: unknown): void {
+    this.#s.putPush.run(taskId, id, JSON.stringify(config));
+  }
+
+  listPush(taskId: string): unknown[] {
+    return (this.#s.listPush.all(taskId) as { config: string }[]).map(pushFromRow);
+  }
+
+  deletePush(taskId: string, id: string): boolean {
+    return Number(this.#s.deletePush.run(taskId, id).changes) > 0;
+  }
+}
+
+const FILTER = `(@owner IS NULL OR owner = @owner) AND (@context_id IS NULL OR context_id = @context_id)
+  AND (@state IS NULL OR state = @state) AND (@updated_after IS NULL OR updated_at > @updated_after)`;
+
+function prepare(db: SqlDatabase) {
+  return {
+    put: db.prepare(
+      `INSERT INTO a2a_tasks (id, context_id, run_id, owner, state, task, tokens, created_at, updated_at)
+       VALUES (@id, @context_id, @run_id, @owner, @state, @task, @tokens, @created_at, @updated_at)
+       ON CONFLICT (id) DO UPDATE SET context_id = @context_id, run_id = @run_id, state = @state,
+         task = @task, tokens = @tokens, updated_at = @updated_at`,
+    ),
+    get: db.prepare('SELECT * FROM a2a_tasks WHERE id = ?'),
+    list: db.prepare(
+      `SELECT * FROM a2a_tasks WHERE ${FILTER}
+         AND (@cursor_at IS NULL OR updated_at < @cursor_at OR (updated_at = @cursor_at AND id < @cursor_id))
+       ORDER BY updated_at DESC, id DESC LIMIT @limit`,
+    ),
+    count: db.prepare(`SELECT COUNT(*) AS n FROM a2a_tasks WHERE ${FILTER}`),
+    all: db.prepare('SELECT * FROM a2a_tasks ORDER BY created_at'),
+    tokens: db.prepare(
+      'SELECT SUM(tokens) AS n FROM a2a_tasks WHERE owner = ? AND created_at >= ?',
+    ),
+    putPush: db.prepare(
+      'INSERT INTO a2a_push (task_id, id, config) VALUES (?, ?, ?) ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config',
+    ),
+    listPush: db.prepare('SELECT config FROM a2a_push WHERE task_id = ? ORDER BY id'),
+    deletePush: db.prepare('DELETE FROM a2a_push WHERE task_id = ? AND id = ?'),
+  };
+}
