@@ -19,6 +19,8 @@ const EDGE_MODULES = [
   'src/testing/fake-llm/load-playbook.ts',
   // Rows read back from the SQLite store.
   'src/store/rows.ts',
+  // JSON-RPC request bodies `arbor serve` is sent.
+  'src/serve/http-app.ts',
   // Child results that are JSON text, re-parsed for the parent.
   'src/supervisor/distill.ts',
 ];

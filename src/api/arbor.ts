@@ -50,6 +50,8 @@ export class Arbor {
   readonly #options: ArborOptions;
   readonly #env: NodeJS.ProcessEnv;
   readonly #handles = new Set<Promise<unknown>>();
+  /** Files of arbor's own secrets no node may read (`arbor serve`'s token). */
+  #secrets: readonly string[] = [];
   /** Whether bubblewrap works here: probed on the first run that needs it, then kept. */
   #probe: Promise<SandboxSettings> | undefined;
   /** Past and present runs in this store. */
@@ -80,8 +82,10 @@ export class Arbor {
   static withSettings(
     settings: OpenSettings,
     env: NodeJS.ProcessEnv,
+    secrets: readonly string[] = [],
   ): { arbor: Arbor; store: SqliteStore } {
     const arbor = new Arbor({}, env, { ...settings, childCommand: undefined });
+    arbor.#secrets = secrets;
     return { arbor, store: arbor.#runtime.store };
   }
 
@@ -265,6 +269,7 @@ export class Arbor {
       cwd: this.#settings.cwd,
       probe: () => (this.#probe ??= probeSandbox(this.#env)),
       ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
+      ...(this.#secrets.length === 0 ? {} : { secrets: this.#secrets }),
     });
     const ts = new Date().toISOString();
     for (const { kind, data } of safety.events)

@@ -17,6 +17,8 @@ export interface RunStateOptions {
   readOnly?: readonly string[];
   /** Directories arbor keeps caches in: neither read nor written by any node. */
   caches?: readonly string[];
+  /** Files holding secrets of arbor's own (the token `arbor serve` made): neither read nor written. */
+  secrets?: readonly string[];
 }
 
 /**
@@ -43,6 +45,8 @@ export function runStatePaths(options: RunStateOptions): ProtectedPath[] {
     out.push({ path: real(file), kind: 'file', readable: true });
   for (const dir of options.caches ?? [])
     out.push({ path: real(dir), kind: 'dir', readable: false });
+  for (const file of options.secrets ?? [])
+    out.push({ path: real(file), kind: 'file', readable: false });
   return dedupe(out);
 }
 

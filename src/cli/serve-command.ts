@@ -57,16 +57,22 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parseCommandArgs('serve', args, SERVE_OPTIONS, true);
   if (positionals.length > 0)
-    throw usageError(`\`arbor serve\` takes no instruction (tasks come over A2A); got \`${positionals.join(' ')}\`.`);
+    throw usageError(
+      `\`arbor serve\` takes no instruction (tasks come over A2A); got \`${positionals.join(' ')}\`.`,
+    );
   const env = io.env;
   const settings = resolveRunSettings('(each task says)', values, env);
-  const table = settings.configPath === undefined ? undefined : loadConfigFile(settings.configPath).serve;
+  const table =
+    settings.configPath === undefined ? undefined : loadConfigFile(settings.configPath).serve;
   const { host, port } = listenAddress(values.listen ?? '127.0.0.1:7700');
   const tls = tlsFiles(values['tls-cert'], values['tls-key']);
   const drainMs = parseDuration(values['drain-timeout'] ?? '30s', '--drain-timeout');
   const cwd = process.cwd();
   if (settings.dbPath !== ':memory:') settings.dbPath = path.resolve(cwd, settings.dbPath);
-  const tokenFile = path.join(settings.dbPath === ':memory:' ? path.join(cwd, '.arbor') : path.dirname(settings.dbPath), 'serve-token');
+  const tokenFile = path.join(
+    settings.dbPath === ':memory:' ? path.join(cwd, '.arbor') : path.dirname(settings.dbPath),
+    'serve-token',
+  );
   return withIntelligence(settings, env, async (intelligence, mockLabel) => {
     const server = await startServer({
       settings,
@@ -82,7 +88,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     const lines = [
       `arbor: serving A2A at ${server.url} (card ${server.url}/.well-known/agent-card.json, store ${settings.dbPath})`,
       ...(mockLabel === undefined ? [] : [`arbor: ${mockLabel}`]),
-      ...(server.resumed === 0 ? [] : [`arbor: resumed ${server.resumed} task run(s) a previous server left`]),
+      ...(server.resumed === 0
+        ? []
+        : [`arbor: resumed ${server.resumed} task run(s) a previous server left`]),
       ...(server.principals.generated === undefined
         ? []
         : [
@@ -91,10 +99,17 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     ];
     await write(io.stderr, `${lines.join('\n')}\n`);
     const signal = await new Promise<string>((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => {
+        resolve('SIGTERM');
+      });
+      process.once('SIGINT', () => {
+        resolve('SIGINT');
+      });
     });
-    await write(io.stderr, `arbor: ${signal}: draining (up to ${values['drain-timeout'] ?? '30s'})\n`);
+    await write(
+      io.stderr,
+      `arbor: ${signal}: draining (up to ${values['drain-timeout'] ?? '30s'})\n`,
+    );
     const left = await server.drain(drainMs);
     await write(
       io.stderr,
@@ -119,7 +134,10 @@ function listenAddress(text: string): { host: string; port: number } {
   return { host: match[1].replace(/^\[|\]$/g, ''), port };
 }
 
-function tlsFiles(cert: string | undefined, key: string | undefined): { cert: string; key: string } | undefined {
+function tlsFiles(
+  cert: string | undefined,
+  key: string | undefined,
+): { cert: string; key: string } | undefined {
   if (cert === undefined && key === undefined) return undefined;
   if (cert === undefined || key === undefined)
     throw usageError('--tls-cert and --tls-key go together: give both, or neither.');
@@ -127,7 +145,10 @@ function tlsFiles(cert: string | undefined, key: string | undefined): { cert: st
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new ArborError('config', `${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+      throw new ArborError(
+        'config',
+        `${flag}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+      );
     }
   };
   return { cert: read(cert, '--tls-cert'), key: read(key, '--tls-key') };

@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 const EnvRef = z
   .string()
-  .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'expected `env:NAME`; put the token in the environment, not in the file');
+  .regex(
+    /^env:[A-Za-z_][A-Za-z0-9_]*$/,
+    'expected `env:NAME`; put the token in the environment, not in the file',
+  );
 
 const Count = z.number().int().positive();
 
@@ -29,19 +32,26 @@ export const SkillSchema = z.strictObject({
 /** `[serve]`: what `arbor serve` says of itself, who may use it, and how much. */
 export const ServeTableSchema = z
   .strictObject({
-    name: z.string().min(1).optional().describe('The agent card\'s name (default `arbor`).'),
+    name: z.string().min(1).optional().describe("The agent card's name (default `arbor`)."),
     description: z.string().min(1).optional().describe("The agent card's description."),
-    skill: z.array(SkillSchema).optional().describe('`[[serve.skill]]`: skills the agent card lists.'),
+    skill: z
+      .array(SkillSchema)
+      .optional()
+      .describe('`[[serve.skill]]`: skills the agent card lists.'),
     principal: z
       .array(PrincipalSchema)
       .optional()
       .describe('`[[serve.principal]]`: who may call, with a bearer token each.'),
-    max_runs: Count.optional().describe('Runs going at once; past it `/readyz` says 503 and new tasks are refused (default 16).'),
+    max_runs: Count.optional().describe(
+      'Runs going at once; past it `/readyz` says 503 and new tasks are refused (default 16).',
+    ),
     public_metrics: z.boolean().optional().describe('Serve `/metrics` without a token.'),
     allowed_hosts: z
       .array(z.string().min(1))
       .optional()
-      .describe('`Host` header values accepted besides the listen address (a name behind a proxy).'),
+      .describe(
+        '`Host` header values accepted besides the listen address (a name behind a proxy).',
+      ),
     allowed_origins: z
       .array(z.string().url())
       .optional()

@@ -28,6 +28,8 @@ export async function prepareRunSafety(
   options: {
     cwd: string;
     readOnly?: readonly string[];
+    /** Files of arbor's own secrets, hidden from every node (`arbor serve`'s token). */
+    secrets?: readonly string[];
     /** A probe already made (a long-lived host probes once, not for every run). */
     probe?: () => Promise<SandboxSettings>;
   },
@@ -62,6 +64,7 @@ export async function prepareRunSafety(
         cwd: options.cwd,
         dbPath: settings.dbPath,
         ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+        ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
       }),
       runtime_trifecta: settings.security.runtimeTrifecta,
       named_hosts: namedHosts(settings.grant.net),

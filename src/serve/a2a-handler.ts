@@ -53,7 +53,10 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return Promise.reject(new UnsupportedOperationError('This agent has no extended card.'));
   }
 
-  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+  async sendMessage(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): Promise<Message | Task> {
     const live = this.#start(params, context);
     if (params.configuration?.returnImmediately === true) return shaped(live.task, params);
     // Until the task ends or waits for a person.
@@ -64,7 +67,10 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return shaped(live.task, params);
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse> {
     const live = this.#start(params, context);
     const updates = live.feed.read(pause);
     yield { payload: { $case: 'task', value: shaped(live.task, params) } };
@@ -73,7 +79,8 @@ export class ArborA2AHandler implements A2ARequestHandler {
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     const task = this.#tasks.get(params.id, principalOf(context));
-    if (task === undefined) return Promise.reject(new TaskNotFoundError(`Task not found: ${params.id}`));
+    if (task === undefined)
+      return Promise.reject(new TaskNotFoundError(`Task not found: ${params.id}`));
     return Promise.resolve(trimHistory(task, params.historyLength));
   }
 
@@ -83,9 +90,13 @@ export class ArborA2AHandler implements A2ARequestHandler {
       return Promise.reject(new RequestMalformedError('pageSize must be between 1 and 100.'));
     const after = params.pageToken === '' ? undefined : cursorOf(params.pageToken);
     const updatedAfter =
-      params.statusTimestampAfter === undefined ? undefined : Date.parse(params.statusTimestampAfter);
+      params.statusTimestampAfter === undefined
+        ? undefined
+        : Date.parse(params.statusTimestampAfter);
     if (updatedAfter !== undefined && Number.isNaN(updatedAfter))
-      return Promise.reject(new RequestMalformedError('statusTimestampAfter must be an ISO 8601 time.'));
+      return Promise.reject(
+        new RequestMalformedError('statusTimestampAfter must be an ISO 8601 time.'),
+      );
     const { tasks, total, last } = this.#tasks.list(principalOf(context), {
       ...(params.contextId === '' ? {} : { contextId: params.contextId }),
       ...(params.status === TaskState.TASK_STATE_UNSPECIFIED ? {} : { state: params.status }),
@@ -108,7 +119,10 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return this.#tasks.cancel(params.id, principalOf(context));
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse> {
     const task = this.#tasks.get(params.id, principalOf(context));
     if (task === undefined) throw new TaskNotFoundError(`Task not found: ${params.id}`);
     if (isFinal(task.status?.state))
@@ -119,11 +133,15 @@ export class ArborA2AHandler implements A2ARequestHandler {
     if (updates !== undefined) yield* updates;
   }
 
-  createTaskPushNotificationConfig(_params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  createTaskPushNotificationConfig(
+    _params: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
     return Promise.reject(new PushNotificationNotSupportedError());
   }
 
-  getTaskPushNotificationConfig(_params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+  getTaskPushNotificationConfig(
+    _params: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
     return Promise.reject(new PushNotificationNotSupportedError());
   }
 
@@ -133,7 +151,9 @@ export class ArborA2AHandler implements A2ARequestHandler {
     return Promise.reject(new PushNotificationNotSupportedError());
   }
 
-  deleteTaskPushNotificationConfig(_params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+  deleteTaskPushNotificationConfig(
+    _params: DeleteTaskPushNotificationConfigRequest,
+  ): Promise<void> {
     return Promise.reject(new PushNotificationNotSupportedError());
   }
 

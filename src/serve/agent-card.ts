@@ -23,17 +23,28 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
       serve?.description ??
       'An arbor supervisor: it runs each task as a tree of bounded, isolated LLM agents and returns one answer.',
     supportedInterfaces: [
-      { url: `${baseUrl}${JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      {
+        url: `${baseUrl}${JSONRPC_PATH}`,
+        protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
     ],
     provider: undefined,
     version: ARBOR_VERSION,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extensions: [],
+      extendedAgentCard: false,
+    },
     securitySchemes: {
       bearer: {
         scheme: {
           $case: 'httpAuthSecurityScheme',
           value: {
-            description: 'A principal\'s token (`[[serve.principal]]`), or the operator token `arbor serve` made at start.',
+            description:
+              "A principal's token (`[[serve.principal]]`), or the operator token `arbor serve` made at start.",
             scheme: 'Bearer',
             bearerFormat: '',
           },

@@ -34,7 +34,9 @@ export interface HttpAppOptions {
   publicMetrics: boolean;
 }
 
-type Env = { Variables: { principal: Principal | undefined } };
+interface Env {
+  Variables: { principal: Principal | undefined };
+}
 
 /**
  * The HTTP surface of `arbor serve`: the agent card, A2A over JSON-RPC (SSE for streams), health,
@@ -55,7 +57,8 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
   });
 
   app.use('*', async (c, next) => {
-    const host = (c.req.header('host') ?? '').toLowerCase();
+    // The URL's authority is the `Host` header as the request came (in process, the URL's own).
+    const host = new URL(c.req.url).host.toLowerCase();
     const hosts = options.hosts();
     if (hosts !== undefined && !hosts.has(host))
       return c.json({ error: `Host \`${host}\` is not one this server answers to.` }, 421);
@@ -68,12 +71,13 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
   });
 
   app.get('/.well-known/agent-card.json', (c) =>
-    c.json(cardJson(options.card((c.req.header('host') ?? '').toLowerCase()))),
+    c.json(cardJson(options.card(new URL(c.req.url).host.toLowerCase()))),
   );
 
   app.get('/metrics', async (c) => {
     const principal = c.get('principal');
-    if (!options.publicMetrics && principal?.role !== 'operator') return unauthorized(c, 'operator');
+    if (!options.publicMetrics && principal?.role !== 'operator')
+      return unauthorized(c, 'operator');
     const { contentType, body } = await options.metrics.text();
     return c.body(body, 200, { 'content-type': contentType });
   });
@@ -81,30 +85,58 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
   app.post(JSONRPC_PATH, async (c) => {
     const principal = c.get('principal');
     if (principal === undefined) return unauthorized(c, 'principal');
-    const body = await c.req.text();
+    const text = await c.req.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return c.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32700,
+          message: `Parse error: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      });
+    }
     const version = c.req.header(A2A_VERSION_HEADER);
     const context = new ServerCallContext({
       ...(version === undefined ? {} : { requestedVersion: version }),
       state: new Map<string, unknown>([[PRINCIPAL_KEY, principal]]),
     });
-    const id = requestId(body);
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return c.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: expected one JSON-RPC request object.' },
+      });
+    const request = body as Record<string, unknown>;
+    const id = typeof request.id === 'string' || typeof request.id === 'number' ? request.id : null;
     try {
       validateVersion(context.requestedVersion, await options.handler.getAgentCard(), 'JSONRPC');
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({
+        jsonrpc: '2.0',
+        id,
+        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+      });
     }
-    const answer = await rpc.handle(body, context);
+    const answer = await rpc.handle(request, context);
     if (!(Symbol.asyncIterator in answer)) return c.json(answer);
     const iterator = answer[Symbol.asyncIterator]();
     let first: IteratorResult<unknown>;
     try {
       first = await iterator.next();
     } catch (error) {
-      return c.json({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) });
+      return c.json({
+        jsonrpc: '2.0',
+        id,
+        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+      });
     }
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => {
-        void iterator.return?.(undefined);
+        void iterator.return(undefined);
       });
       try {
         for (let next = first; next.done !== true; next = await iterator.next())
@@ -112,7 +144,11 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       } catch (error) {
         await stream.writeSSE({
           event: 'error',
-          data: JSON.stringify({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(error) }),
+          data: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+          }),
         });
       }
     });
@@ -127,11 +163,4 @@ function unauthorized(c: Context<Env>, need: 'operator' | 'principal'): Response
       'www-authenticate': 'Bearer',
     });
   return c.json({ error: `${principal.name} is not an ${need}.` }, 403);
-}
-
-/** The request's JSON-RPC id, for errors answered before the SDK reads it. */
-function requestId(body: string): string | number | null {
-  const match = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(body);
-  if (match?.[1] === undefined) return null;
-  return match[1].startsWith('"') ? match[1].slice(1, -1) : Number(match[1]);
 }

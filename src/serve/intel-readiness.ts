@@ -57,11 +57,14 @@ export class IntelReadiness {
     } finally {
       this.#probing = false;
     }
-    if (this.#down) this.#schedule();
+    this.#schedule();
   }
 }
 
-async function reachable(endpoint: IntelConfig['endpoints'][number], timeoutMs: number): Promise<boolean> {
+async function reachable(
+  endpoint: IntelConfig['endpoints'][number],
+  timeoutMs: number,
+): Promise<boolean> {
   const url = `${endpoint.url.replace(/\/+$/, '')}/models`;
   try {
     const response = await fetch(url, {

@@ -1,4 +1,4 @@
-import { TaskState, type StreamResponse, type Task, type TaskStatus } from '@a2a-js/sdk';
+import { TaskState, type Task, type TaskStatus } from '@a2a-js/sdk';
 import type { RunHandle } from '../api/run-handle.js';
 import type { ArborEvent } from '../runtime/index.js';
 import { TaskFeed } from './task-feed.js';

@@ -54,10 +54,13 @@ export class Principals {
         mkdirSync(path.dirname(tokenFile), { recursive: true });
         writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
       }
-      return new Principals([{ principal: { name: GENERATED, role: 'operator' }, digest: digest(token) }], {
-        token,
-        file: tokenFile,
-      });
+      return new Principals(
+        [{ principal: { name: GENERATED, role: 'operator' }, digest: digest(token) }],
+        {
+          token,
+          file: tokenFile,
+        },
+      );
     }
     const names = new Set<string>();
     const resolved = entries.map((entry) => {

@@ -33,22 +33,64 @@ export class ServeMetrics {
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
       new Counter<L>({ name, help, labelNames, registers });
     const gauge = (name: string, help: string) => new Gauge({ name, help, registers });
-    this.#runsStarted = counter('arbor_runs_started_total', 'Runs started, by what started them (a2a, resume).', ['source']);
-    this.#runsFinished = counter('arbor_runs_finished_total', 'Runs ended, by status (completed, failed, refused, cancelled, …).', ['status']);
+    this.#runsStarted = counter(
+      'arbor_runs_started_total',
+      'Runs started, by what started them (a2a, resume).',
+      ['source'],
+    );
+    this.#runsFinished = counter(
+      'arbor_runs_finished_total',
+      'Runs ended, by status (completed, failed, refused, cancelled, …).',
+      ['status'],
+    );
     this.#runsActive = gauge('arbor_runs_active', 'Runs going now.');
     this.#nodesActive = gauge('arbor_nodes_active', 'Nodes (agents) alive now across every run.');
-    this.#tokens = counter('arbor_tokens_total', 'Model tokens used, by direction (input, output).', ['direction']);
-    this.#cost = counter('arbor_cost_usd_total', 'Cost of model calls in US dollars, where priced.');
-    this.#modelCalls = counter('arbor_model_calls_total', 'Model calls answered, by endpoint index (0 is the first endpoint).', ['endpoint']);
-    this.#intelAllDown = gauge('arbor_intel_all_down', '1 while every intelligence endpoint is down.');
-    this.#toolCalls = counter('arbor_tool_calls_total', 'Tool calls, by kind (fs, exec, http, subagent, memory, ask_human, sleep, other).', ['kind']);
-    this.#toolErrors = counter('arbor_tool_errors_total', 'Tool calls whose result was an error, by kind.', ['kind']);
-    this.#refusals = counter('arbor_refusals_total', 'Refusals, by the gate that refused (spawn, policy, trifecta, task).', ['gate']);
+    this.#tokens = counter(
+      'arbor_tokens_total',
+      'Model tokens used, by direction (input, output).',
+      ['direction'],
+    );
+    this.#cost = counter(
+      'arbor_cost_usd_total',
+      'Cost of model calls in US dollars, where priced.',
+    );
+    this.#modelCalls = counter(
+      'arbor_model_calls_total',
+      'Model calls answered, by endpoint index (0 is the first endpoint).',
+      ['endpoint'],
+    );
+    this.#intelAllDown = gauge(
+      'arbor_intel_all_down',
+      '1 while every intelligence endpoint is down.',
+    );
+    this.#toolCalls = counter(
+      'arbor_tool_calls_total',
+      'Tool calls, by kind (fs, exec, http, subagent, memory, ask_human, sleep, other).',
+      ['kind'],
+    );
+    this.#toolErrors = counter(
+      'arbor_tool_errors_total',
+      'Tool calls whose result was an error, by kind.',
+      ['kind'],
+    );
+    this.#refusals = counter(
+      'arbor_refusals_total',
+      'Refusals, by the gate that refused (spawn, policy, trifecta, task).',
+      ['gate'],
+    );
     this.#gatesOpen = gauge('arbor_gates_open', 'Questions waiting for a person now.');
     this.#spawns = counter('arbor_spawns_total', 'Nodes spawned.');
     this.#restarts = counter('arbor_restarts_total', 'Node restarts after a crash.');
-    this.#killSteps = counter('arbor_kill_ladder_steps_total', 'Kill-ladder rungs climbed, by rung (cancel, sigterm, sigkill).', ['step']);
-    this.#tasksRefused = counter('arbor_tasks_refused_total', 'A2A tasks refused before a run started, by reason (capacity, draining, principal_runs, principal_tokens).', ['reason']);
+    this.#killSteps = counter(
+      'arbor_kill_ladder_steps_total',
+      'Kill-ladder rungs climbed, by rung (cancel, sigterm, sigkill).',
+      ['step'],
+    );
+    this.#tasksRefused = counter(
+      'arbor_tasks_refused_total',
+      'A2A tasks refused before a run started, by reason (capacity, draining, principal_runs, principal_tokens).',
+      ['reason'],
+    );
     this.#ready = gauge('arbor_ready', '1 while /readyz says ready.');
     this.#draining = gauge('arbor_draining', '1 while the server drains.');
     for (const status of ['input', 'output']) this.#tokens.inc({ direction: status }, 0);
@@ -81,62 +123,67 @@ export class ServeMetrics {
 
   /** Counts what one run event says. */
   observe(event: ArborEvent): void {
-    switch (event.type) {
-      case 'node.spawned':
-        this.#spawns.inc();
-        this.#nodesActive.inc();
-        return;
-      case 'node.resumed':
-        this.#nodesActive.inc();
-        return;
-      case 'node.end':
-        this.#nodesActive.dec();
-        return;
-      case 'node.restart':
-        this.#restarts.inc();
-        return;
-      case 'usage':
-        this.#tokens.inc({ direction: 'input' }, event.inputTokens);
-        this.#tokens.inc({ direction: 'output' }, event.outputTokens);
-        if (event.costUsd !== undefined) this.#cost.inc(event.costUsd);
-        return;
-      case 'model.call':
-        this.#modelCalls.inc({ endpoint: String(event.endpoint) });
-        return;
-      case 'intel.health':
-        this.intelAllDown(event.allDown);
-        return;
-      case 'tool.call':
-        this.#toolCalls.inc({ kind: toolKind(event.name) });
-        return;
-      case 'tool.result':
-        if (event.isError) this.#toolErrors.inc({ kind: toolKind(event.name) });
-        return;
-      case 'spawn.refused':
-        this.#refusals.inc({ gate: 'spawn' });
-        return;
-      case 'policy.decision':
-        if (event.action === 'deny') this.#refusals.inc({ gate: 'policy' });
-        return;
-      case 'trifecta.held':
-        this.#refusals.inc({ gate: 'trifecta' });
-        return;
-      case 'gate.opened':
-        this.#gatesOpen.inc();
-        return;
-      case 'gate.closed':
-        this.#gatesOpen.dec();
-        return;
-      case 'child.killed':
-        for (const step of event.steps) {
-          const name = (step as { step?: unknown }).step;
-          if (name === 'cancel' || name === 'sigterm' || name === 'sigkill') this.#killSteps.inc({ step: name });
-        }
-        return;
-      default:
-        return;
-    }
+    const count = this.#counts[event.type] as ((event: ArborEvent) => void) | undefined;
+    count?.(event);
   }
+
+  /** What each kind of event counts for; the others count for nothing. */
+  readonly #counts: {
+    [K in ArborEvent['type']]?: (event: Extract<ArborEvent, { type: K }>) => void;
+  } = {
+    'node.spawned': () => {
+      this.#spawns.inc();
+      this.#nodesActive.inc();
+    },
+    'node.resumed': () => {
+      this.#nodesActive.inc();
+    },
+    'node.end': () => {
+      this.#nodesActive.dec();
+    },
+    'node.restart': () => {
+      this.#restarts.inc();
+    },
+    usage: (event) => {
+      this.#tokens.inc({ direction: 'input' }, event.inputTokens);
+      this.#tokens.inc({ direction: 'output' }, event.outputTokens);
+      if (event.costUsd !== undefined) this.#cost.inc(event.costUsd);
+    },
+    'model.call': (event) => {
+      this.#modelCalls.inc({ endpoint: String(event.endpoint) });
+    },
+    'intel.health': (event) => {
+      this.intelAllDown(event.allDown);
+    },
+    'tool.call': (event) => {
+      this.#toolCalls.inc({ kind: toolKind(event.name) });
+    },
+    'tool.result': (event) => {
+      if (event.isError) this.#toolErrors.inc({ kind: toolKind(event.name) });
+    },
+    'spawn.refused': () => {
+      this.#refusals.inc({ gate: 'spawn' });
+    },
+    'policy.decision': (event) => {
+      if (event.action === 'deny') this.#refusals.inc({ gate: 'policy' });
+    },
+    'trifecta.held': () => {
+      this.#refusals.inc({ gate: 'trifecta' });
+    },
+    'gate.opened': () => {
+      this.#gatesOpen.inc();
+    },
+    'gate.closed': () => {
+      this.#gatesOpen.dec();
+    },
+    'child.killed': (event) => {
+      for (const step of event.steps) {
+        const name = (step as { step?: unknown }).step;
+        if (name === 'cancel' || name === 'sigterm' || name === 'sigkill')
+          this.#killSteps.inc({ step: name });
+      }
+    },
+  };
 
   /** The exposition text. */
   async text(): Promise<{ contentType: string; body: string }> {
@@ -145,7 +192,18 @@ export class ServeMetrics {
 }
 
 /** arbor's own tool families; any other name (an MCP or host tool, or one the model made up) is `other`. */
-const KINDS = new Set(['fs', 'exec', 'http', 'subagent', 'memory', 'ask_human', 'sleep', 'schedule', 'resource', 'finish']);
+const KINDS = new Set([
+  'fs',
+  'exec',
+  'http',
+  'subagent',
+  'memory',
+  'ask_human',
+  'sleep',
+  'schedule',
+  'resource',
+  'finish',
+]);
 
 /** A tool's kind, from a bounded set: arbor's families by the part of the name before its first dot (`fs.read` → `fs`), else `other`. */
 function toolKind(name: string): string {

@@ -35,6 +35,8 @@ export interface RunningServer {
   principals: Principals;
   /** Runs taken up again from a previous server's tasks. */
   resumed: number;
+  /** Answers a request in-process, as the socket would (tests, embedding). */
+  fetch(request: Request): Response | Promise<Response>;
   /**
    * Stops taking tasks (readiness goes 503), waits up to `timeoutMs` for running ones to finish,
    * then stops listening. Returns the run ids still going, left for the next server to resume.
@@ -60,6 +62,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { arbor, store } = Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
+    principals.generated?.file === undefined ? [] : [principals.generated.file],
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;
@@ -103,7 +106,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       alive: () => Date.now() - tick < STALL_MS,
     },
     hosts: () => hosts?.(port),
-    origins: new Set((table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, ''))),
+    origins: new Set(
+      (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
+    ),
     publicMetrics: table?.public_metrics === true,
   });
   const server = await listen(app.fetch, options);
@@ -122,10 +127,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     principals,
     resumed,
+    fetch: (request) => app.fetch(request),
     drain: async (timeoutMs) => {
       tasks.drain();
       metrics.ready(false, true);
-      const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+      const deadline = new Promise<'timeout'>((resolve) =>
+        setTimeout(() => {
+          resolve('timeout');
+        }, timeoutMs).unref(),
+      );
       await Promise.race([Promise.all(tasks.live.map((task) => task.done)), deadline]);
       const left = tasks.live.map((task) => task.runId);
       await stopListening();
@@ -136,7 +146,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return left;
     },
     close: async () => {
-      tasks.drain();
+      await tasks.cancelAll('the server is closing');
       await stopListening();
       clearInterval(heartbeat);
       intel.stop();
@@ -145,7 +155,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
-function listen(fetch: (request: Request) => Response | Promise<Response>, options: ServeOptions): Promise<ServerType> {
+function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: ServeOptions,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = listenHono(
       {
@@ -155,7 +168,10 @@ function listen(fetch: (request: Request) => Response | Promise<Response>, optio
         overrideGlobalObjects: false,
         ...(options.tls === undefined
           ? {}
-          : { createServer: createHttpsServer, serverOptions: { cert: options.tls.cert, key: options.tls.key } }),
+          : {
+              createServer: createHttpsServer,
+              serverOptions: { cert: options.tls.cert, key: options.tls.key },
+            }),
       },
       () => {
         server.off('error', onError);
@@ -191,11 +207,16 @@ function hostForUrl(host: string): string {
  * The `Host` values a loopback server answers to (its address and `localhost`, with its port) and
  * any configured; a server on another address answers to any unless some are configured.
  */
-function allowedHosts(host: string, table: ServeTable | undefined): ((port: number) => Set<string>) | undefined {
+function allowedHosts(
+  host: string,
+  table: ServeTable | undefined,
+): ((port: number) => Set<string>) | undefined {
   const configured = (table?.allowed_hosts ?? []).map((name) => name.toLowerCase());
   if (!isLoopback(host) && configured.length === 0) return undefined;
   return (port) => {
-    const names = isLoopback(host) ? ['localhost', '127.0.0.1', '[::1]', hostForUrl(host)] : [hostForUrl(host)];
+    const names = isLoopback(host)
+      ? ['localhost', '127.0.0.1', '[::1]', hostForUrl(host)]
+      : [hostForUrl(host)];
     return new Set([...names.map((name) => `${name}:${port}`), ...configured]);
   };
 }

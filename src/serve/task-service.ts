@@ -78,10 +78,21 @@ export class TaskService {
     this.#admit(principal);
     const id = randomUUID();
     const contextId = message.contextId === '' ? randomUUID() : message.contextId;
-    const task = newTask(id, contextId, { ...message, taskId: id, contextId }, {
-      'arbor/principal': principal.name,
-    });
-    return this.#follow(task, principal.name, this.#o.arbor.run(instruction), 'a2a', 'The run started.');
+    const task = newTask(
+      id,
+      contextId,
+      { ...message, taskId: id, contextId },
+      {
+        'arbor/principal': principal.name,
+      },
+    );
+    return this.#follow(
+      task,
+      principal.name,
+      this.#o.arbor.run(instruction),
+      'a2a',
+      'The run started.',
+    );
   }
 
   /** A message on an existing task: the answer to the question it waits on. */
@@ -115,7 +126,13 @@ export class TaskService {
 
   list(
     principal: Principal,
-    filter: { contextId?: string; state?: number; updatedAfter?: number; after?: { updatedAt: number; id: string }; limit: number },
+    filter: {
+      contextId?: string;
+      state?: number;
+      updatedAfter?: number;
+      after?: { updatedAt: number; id: string };
+      limit: number;
+    },
   ): { tasks: Task[]; total: number; last: TaskRecord | undefined } {
     const owner = principal.role === 'operator' ? undefined : principal.name;
     const scope = { ...(owner === undefined ? {} : { owner }), ...filter };
@@ -158,12 +175,23 @@ export class TaskService {
       const task = Task.fromJSON(record.task);
       const run = record.runId === undefined ? undefined : this.#o.store.getRun(record.runId);
       if (run?.status === 'interrupted' && record.runId !== undefined) {
-        this.#follow(task, record.owner, this.#o.arbor.resume(record.runId), 'resume', 'The run resumed after a restart.');
+        this.#follow(
+          task,
+          record.owner,
+          this.#o.arbor.resume(record.runId),
+          'resume',
+          'The run resumed after a restart.',
+        );
         resumed++;
       } else if (run !== undefined && run.status !== 'running') {
         this.#settle(record, task, stateOfStatus(run.status), `The run ended ${run.status}.`);
       } else if (run === undefined) {
-        this.#settle(record, task, TaskState.TASK_STATE_FAILED, 'The server stopped before the run started.');
+        this.#settle(
+          record,
+          task,
+          TaskState.TASK_STATE_FAILED,
+          'The server stopped before the run started.',
+        );
       }
     }
     return resumed;
@@ -172,6 +200,12 @@ export class TaskService {
   /** No new task from now on. */
   drain(): void {
     this.#draining = true;
+  }
+
+  /** Cancels every live task's tree; resolves once each is final and saved. */
+  async cancelAll(reason: string): Promise<void> {
+    this.#draining = true;
+    await Promise.all(this.live.map((task) => task.cancel(reason)));
   }
 
   #admit(principal: Principal): void {
@@ -188,45 +222,71 @@ export class TaskService {
         refuse('principal_runs', `${principal.name} has ${mine} runs going, its limit (max_runs).`);
     }
     if (principal.tokensPerDay !== undefined) {
-      const used = this.#o.store.tasks.tokensSince(principal.name, Date.now() - DAY_MS) +
-        this.live.filter((task) => task.owner === principal.name).reduce((sum, task) => sum + task.tokens, 0);
+      const used =
+        this.#o.store.tasks.tokensSince(principal.name, Date.now() - DAY_MS) +
+        this.live
+          .filter((task) => task.owner === principal.name)
+          .reduce((sum, task) => sum + task.tokens, 0);
       if (used >= principal.tokensPerDay)
-        refuse('principal_tokens', `${principal.name} has used ${used} tokens in the last 24 hours, its limit (tokens_per_day).`);
+        refuse(
+          'principal_tokens',
+          `${principal.name} has used ${used} tokens in the last 24 hours, its limit (tokens_per_day).`,
+        );
     }
   }
 
-  #follow(task: Task, owner: string, handle: RunHandle, source: 'a2a' | 'resume', started: string): LiveTask {
+  #follow(
+    task: Task,
+    owner: string,
+    handle: RunHandle,
+    source: 'a2a' | 'resume',
+    started: string,
+  ): LiveTask {
     this.#o.metrics.runStarted(source);
     const createdAt = Date.now();
-    const live = new LiveTask(task, owner, handle, {
-      save: (current, tokens) => {
-        this.#o.store.tasks.put({
-          id: current.id,
-          contextId: current.contextId,
-          runId: handle.runId,
-          owner,
-          state: current.status?.state ?? TaskState.TASK_STATE_SUBMITTED,
-          task: Task.toJSON(current),
-          tokens,
-          createdAt,
-          updatedAt: Date.now(),
-        });
-        this.#o.onChange?.(current);
+    const live = new LiveTask(
+      task,
+      owner,
+      handle,
+      {
+        save: (current, tokens) => {
+          this.#o.store.tasks.put({
+            id: current.id,
+            contextId: current.contextId,
+            runId: handle.runId,
+            owner,
+            state: current.status?.state ?? TaskState.TASK_STATE_SUBMITTED,
+            task: Task.toJSON(current),
+            tokens,
+            createdAt,
+            updatedAt: Date.now(),
+          });
+          this.#o.onChange?.(current);
+        },
+        observe: (event) => {
+          this.#o.metrics.observe(event);
+        },
+        gateOpened: (current, gate) => {
+          this.#o.onGate?.(current, gate);
+        },
+        ended: (current) => {
+          this.#live.delete(current.id);
+          const status: unknown = current.metadata?.['arbor/status'];
+          this.#o.metrics.runFinished(typeof status === 'string' ? status : 'failed');
+        },
       },
-      observe: (event) => this.#o.metrics.observe(event),
-      gateOpened: (current, gate) => this.#o.onGate?.(current, gate),
-      ended: (current) => {
-        this.#live.delete(current.id);
-        const status = current.metadata?.['arbor/status'];
-        this.#o.metrics.runFinished(typeof status === 'string' ? status : 'failed');
-      },
-    }, started);
+      started,
+    );
     this.#live.set(task.id, live);
     return live;
   }
 
   #settle(record: TaskRecord, task: Task, state: TaskState, why: string): void {
-    task.status = { state, message: agentMessage(task, [textPart(why)]), timestamp: new Date().toISOString() };
+    task.status = {
+      state,
+      message: agentMessage(task, [textPart(why)]),
+      timestamp: new Date().toISOString(),
+    };
     this.#o.store.tasks.put({ ...record, state, task: Task.toJSON(task), updatedAt: Date.now() });
   }
 

@@ -21,26 +21,27 @@ export function isFinal(state: TaskState | undefined): boolean {
   return state !== undefined && FINAL_STATES.includes(state);
 }
 
-/** How a run's status reads as a task state (DESIGN: completed, refused, cancelled; the rest failed). */
+/** How a run's status reads as a task state: completed, refused and cancelled map; any other end is FAILED. */
 export function stateOfStatus(status: TerminalStatus | 'running' | 'interrupted'): TaskState {
-  switch (status) {
-    case 'completed':
-      return TaskState.TASK_STATE_COMPLETED;
-    case 'refused':
-      return TaskState.TASK_STATE_REJECTED;
-    case 'cancelled':
-      return TaskState.TASK_STATE_CANCELED;
-    case 'running':
-    case 'interrupted':
-      return TaskState.TASK_STATE_WORKING;
-    default:
-      return TaskState.TASK_STATE_FAILED;
-  }
+  return STATE_OF_STATUS[status] ?? TaskState.TASK_STATE_FAILED;
 }
+
+const STATE_OF_STATUS: Partial<Record<TerminalStatus | 'running' | 'interrupted', TaskState>> = {
+  completed: TaskState.TASK_STATE_COMPLETED,
+  refused: TaskState.TASK_STATE_REJECTED,
+  cancelled: TaskState.TASK_STATE_CANCELED,
+  running: TaskState.TASK_STATE_WORKING,
+  interrupted: TaskState.TASK_STATE_WORKING,
+};
 
 /** A text part. */
 export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+  return {
+    content: { $case: 'text', value: text },
+    metadata: undefined,
+    filename: '',
+    mediaType: 'text/plain',
+  };
 }
 
 /** A structured part (a JSON value). */
@@ -54,7 +55,11 @@ export function dataPart(value: unknown): Part {
 }
 
 /** A message from this agent on a task. */
-export function agentMessage(task: Pick<Task, 'id' | 'contextId'>, parts: Part[], metadata?: Record<string, unknown>): Message {
+export function agentMessage(
+  task: Pick<Task, 'id' | 'contextId'>,
+  parts: Part[],
+  metadata?: Record<string, unknown>,
+): Message {
   return {
     messageId: randomUUID(),
     contextId: task.contextId,
@@ -110,11 +115,20 @@ export function usageMetadata(usage: Usage): Record<string, number> {
 }
 
 /** A new task, submitted. */
-export function newTask(id: string, contextId: string, message: Message, metadata: Record<string, unknown>): Task {
+export function newTask(
+  id: string,
+  contextId: string,
+  message: Message,
+  metadata: Record<string, unknown>,
+): Task {
   return {
     id,
     contextId,
-    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+    status: {
+      state: TaskState.TASK_STATE_SUBMITTED,
+      message: undefined,
+      timestamp: new Date().toISOString(),
+    },
     artifacts: [],
     history: [message],
     metadata,

@@ -57,14 +57,19 @@ export class SqliteTasks {
     return rows.map(taskFromRow);
   }
 
-  count(filter: { owner?: string; contextId?: string; state?: number; updatedAfter?: number }): number {
+  count(filter: {
+    owner?: string;
+    contextId?: string;
+    state?: number;
+    updatedAfter?: number;
+  }): number {
     const row = this.#s.count.get({
       owner: filter.owner ?? null,
       context_id: filter.contextId ?? null,
       state: filter.state ?? null,
       updated_after: filter.updatedAfter ?? null,
     }) as { n: number };
-    return Number(row.n);
+    return row.n;
   }
 
   /** Tasks in any of these states (those a restarted server takes up again). */
@@ -77,7 +82,7 @@ export class SqliteTasks {
   /** Tokens used by an owner's tasks created since `since`. */
   tokensSince(owner: string, since: number): number {
     const row = this.#s.tokens.get(owner, since) as { n: number | null };
-    return Number(row.n ?? 0);
+    return row.n ?? 0;
   }
 
   putPush(taskId: string, id: string, config: unknown): void {

@@ -99,6 +99,17 @@ export class ArborProcess {
     }
   }
 
+  /** Resolves with the first match of `pattern` in stderr, waiting for it to be written. */
+  async waitForStderr(pattern: RegExp): Promise<RegExpExecArray> {
+    for (;;) {
+      const found = pattern.exec(this.stderr);
+      if (found !== null) return found;
+      if (this.child.exitCode !== null || this.child.signalCode !== null)
+        throw new Error(`arbor exited before writing ${String(pattern)}; stderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
   writeLine(text: string): void {
     this.child.stdin.write(`${text}\n`);
   }

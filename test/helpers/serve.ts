@@ -1,0 +1,136 @@
+import { afterEach } from 'vitest';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+import { resolveRunSettings, type ServeTable } from '../../src/config/index.js';
+import { resolveCredentials } from '../../src/intel/index.js';
+import { startServer, type RunningServer } from '../../src/serve/index.js';
+import type { PlaybookInput } from '../../src/testing/index.js';
+import { ArborProcess } from './arbor-process.js';
+import { fakeLlm } from './fake-llm.js';
+
+const servers: RunningServer[] = [];
+const processes: ArborProcess[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  for (const server of processes.splice(0)) server.signal('SIGKILL');
+});
+
+/** An `arbor serve` in this process on a fake LLM answering `playbook`, closed after the test. */
+export async function serveInProcess(
+  playbook: PlaybookInput,
+  options: { serve?: ServeTable; env?: NodeJS.ProcessEnv; tokenFile?: string; host?: string } = {},
+) {
+  const llm = await fakeLlm(playbook);
+  const env = { ...options.env };
+  const settings = resolveRunSettings(
+    '(each task says)',
+    { intel: llm.url, model: 'scripted', db: ':memory:', sandbox: 'off', exec: 'none' },
+    env,
+  );
+  const intelligence = resolveCredentials(settings.intelligence ?? fail(), env);
+  const server = await startServer({
+    settings,
+    intelligence,
+    env,
+    serve: options.serve,
+    host: options.host ?? '127.0.0.1',
+    port: 0,
+    tokenFile: options.tokenFile,
+    cwd: process.cwd(),
+  });
+  servers.push(server);
+  return { llm, server };
+}
+
+/** The real `arbor serve` CLI as a process on a free port; killed after the test. */
+export async function serveProcess(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+) {
+  const proc = new ArborProcess(['serve', '--listen', '127.0.0.1:0', ...args], options);
+  processes.push(proc);
+  const [, url = ''] = await proc.waitForStderr(/serving A2A at (\S+)/);
+  const token = /operator token \(written to [^)]*\): (\S+)/.exec(proc.stderr)?.[1];
+  return { proc, url, token: token ?? '' };
+}
+
+/** A part, task and JSON-RPC answer as the protocol's JSON writes them (what tests read of them). */
+export interface PartJson {
+  text?: string;
+  data?: unknown;
+}
+export interface TaskJson {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts: PartJson[]; metadata?: Record<string, unknown> } };
+  artifacts?: { parts: PartJson[] }[];
+  history?: unknown[];
+  metadata?: Record<string, unknown>;
+}
+export interface RpcAnswer {
+  result?: TaskJson & { task?: TaskJson; tasks?: TaskJson[] };
+  error?: { code: number; message: string };
+}
+
+/** A JSON-RPC request body. */
+export function rpc(method: string, params: unknown, id: number | string = 1): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+/** A POST of a JSON-RPC call to a server's A2A endpoint, with a token when given. */
+export function rpcRequest(
+  base: string,
+  body: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Request {
+  return new Request(`${base}/a2a/jsonrpc`, {
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'a2a-version': '1.0',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...headers,
+    },
+  });
+}
+
+/** A user message, as the protocol's JSON writes it. */
+export function userMessage(
+  text: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    messageId: `m-${Math.random().toString(36).slice(2)}`,
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...extra,
+  };
+}
+
+/** The A2A SDK's own client for a server, sending `token`. */
+export async function sdkClient(url: string, token: string): Promise<Client> {
+  const authFetch: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      // The options class is not exported; a plain object of its one field is what it holds.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+      transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
+    }),
+  );
+  return factory.createFromUrl(url);
+}
+
+function fail(): never {
+  throw new Error('no intelligence');
+}
