@@ -118,7 +118,7 @@ export class LiveTask {
       why =
         result.status === 'completed'
           ? result.text
-          : `The run ended ${result.status}${result.reason === undefined ? '' : `: ${result.reason}`}.`;
+          : `The run ended ${result.status}${result.reason === undefined ? '' : `: ${result.reason.replace(/\.$/, '')}`}.`;
       this.#task.metadata = {
         ...this.#task.metadata,
         'arbor/status': result.status,

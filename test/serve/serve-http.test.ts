@@ -146,6 +146,32 @@ describe('arbor serve over HTTP (in process)', () => {
     expect(metrics).toContain('arbor_tasks_refused_total{reason="principal_runs"} 1');
   });
 
+  it('drains: not ready, no new task, and the task going finishes before the drain ends', async () => {
+    const { server } = await serveInProcess(steps({ text: 'finished', delay_ms: 300 }), principals);
+    const going = await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('one'), configuration: { returnImmediately: true } },
+      OPS,
+    );
+    const drained = server.drain(10_000);
+    const ready = await server.fetch(new Request(`${server.url}/readyz`));
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toBe('not ready: draining\n');
+    const refused = await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('two') },
+      OPS,
+    );
+    expect(refused.body.error?.message).toMatch(/draining/);
+    expect(going.body.result?.task?.status.state).toBe('TASK_STATE_WORKING');
+    // No run left over: the one going finished within the drain.
+    expect(await drained).toEqual([]);
+  });
+
   it('answers a bad body with a JSON-RPC error, not a crash', async () => {
     const { server } = await serveInProcess(steps({ text: 'x' }), principals);
     const response = await server.fetch(rpcRequest(server.url, '{not json', OPS));
