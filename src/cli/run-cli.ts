@@ -8,7 +8,6 @@ import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { RUN_HELP, resumeRun, runCommand } from './run.js';
-import { serveCommand } from './serve-command.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { parseCommandArgs } from './usage-error.js';
 import { usageError } from './usage-error.js';
@@ -74,7 +73,8 @@ const COMMANDS: Record<string, Command> = {
       throw usageError('`arbor resume` takes one run id: `arbor resume RUN [options]`.');
     return resumeRun(runId, values, io, io.env);
   },
-  serve: serveCommand,
+  // Loaded on use: the A2A SDK, hono and prom-client are not a cost of every other command.
+  serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
   plan: planCommand,
   gate: gateCommand,
   config: configCommand,
