@@ -3,7 +3,7 @@ import { ConfigFileSchema, loadConfigFile, type ConfigFile } from '../config/ind
 import { resolveRunSettings, type RunSettings } from '../config/index.js';
 import { resolveCredentials } from '../intel/index.js';
 import { ArborError, formatIssues, type IntelConfig } from '../protocol/index.js';
-import { resolveServerSecrets, toCamel } from '../runtime/index.js';
+import { resolvePeerSecrets, resolveServerSecrets, toCamel } from '../runtime/index.js';
 import { apiKeysOf, configOf } from './config-of.js';
 import type { ArborOptions } from './options.js';
 
@@ -61,6 +61,7 @@ export async function openSettings(
     env,
   );
   base.mcpServers = await resolveServerSecrets(base.mcpServers, env);
+  base.a2aPeers = await resolvePeerSecrets(base.a2aPeers ?? [], env);
   return { base, intelligence, cwd };
 }
 

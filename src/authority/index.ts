@@ -14,7 +14,7 @@ export {
 } from './caveats-lattice.js';
 export { leafCaveats, withWriteLane } from './leaf-caveats.js';
 export { completeRequest, meetGrant } from './meet-grant.js';
-export { meetToolGrants, narrowServers, patternWithin } from './narrowing.js';
+export { meetToolGrants, narrowPeers, narrowServers, patternWithin } from './narrowing.js';
 export {
   canonicalPath,
   isInside,

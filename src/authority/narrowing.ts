@@ -1,4 +1,4 @@
-import type { McpServerSpec } from '../protocol/index.js';
+import type { A2aPeerSpec, McpServerSpec } from '../protocol/index.js';
 import { matchesToolPattern } from './tool-grant.js';
 
 /** Is every name `narrow` allows also allowed by `wide`? (Patterns: `*`, exact, `prefix*`.) */
@@ -32,6 +32,26 @@ export function meetToolGrants(
  * The servers a child gets: the named subset of its parent's (all of them when none are named).
  * A name the parent does not hold is an error, never silently dropped.
  */
+/**
+ * The A2A peers a child gets: the ones it asks for, by name, from its caller's; all of them when it
+ * names none. A child never gets a peer its caller lacks.
+ */
+export function narrowPeers(
+  parent: readonly A2aPeerSpec[],
+  requested: readonly string[] | undefined,
+): { ok: true; peers: A2aPeerSpec[] } | { ok: false; reason: string } {
+  if (requested === undefined) return { ok: true, peers: [...parent] };
+  const unknown = requested.filter((name) => !parent.some((peer) => peer.name === name));
+  if (unknown.length > 0) {
+    const yours = parent.map((peer) => `\`${peer.name}\``).join(', ') || 'none';
+    return {
+      ok: false,
+      reason: `unknown A2A peer${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')} (yours: ${yours})`,
+    };
+  }
+  return { ok: true, peers: parent.filter((peer) => requested.includes(peer.name)) };
+}
+
 export function narrowServers(
   parent: readonly McpServerSpec[],
   requested: readonly string[] | undefined,

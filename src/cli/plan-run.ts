@@ -158,7 +158,8 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
       onFailure: flags.onFailure,
       verifyTimeoutMs: flags.verifyTimeoutMs,
       worktrees: flags.worktrees,
-      provider: settings.provider,
+      // LEAF_PROVIDERS leaves `a2a` out: a plan's leaves run here.
+      provider: settings.provider === 'a2a' ? undefined : settings.provider,
       continues: context.continues !== undefined,
       config: settings,
       intelligence: context.intelligence,

@@ -1,6 +1,6 @@
 import { resolveCredentials } from '../intel/index.js';
 import type { IntelConfig } from '../protocol/index.js';
-import { resolveServerSecrets } from '../runtime/index.js';
+import { resolvePeerSecrets, resolveServerSecrets } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import {
   failResponder,
@@ -32,6 +32,7 @@ export async function withIntelligence<T>(
       env,
     );
     settings.mcpServers = await resolveServerSecrets(settings.mcpServers, env);
+    settings.a2aPeers = await resolvePeerSecrets(settings.a2aPeers ?? [], env);
     return await body(intelligence, mock?.label);
   } finally {
     await mock?.close();

@@ -13,6 +13,7 @@ import {
   ModelPriceSchema,
   SamplingSchema,
   ScopeSchema,
+  ServerNameSchema,
   CountBoundSchema,
   RuntimeTrifectaModeSchema,
   SwapPolicySchema,
@@ -217,6 +218,35 @@ export const ConfigFileSchema = z
       .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
       .optional(),
     serve: ServeTableSchema.optional(),
+    a2a: z
+      .strictObject({
+        peer: z
+          .array(
+            z.strictObject({
+              name: ServerNameSchema.describe(
+                'How agents name it (`subagent.run { provider: "a2a", peer }`).',
+              ),
+              url: HttpUrlSchema.describe(
+                "The peer's base URL; its agent card is read from `/.well-known/agent-card.json`.",
+              ),
+              token: z
+                .string()
+                .regex(
+                  /^env:[A-Za-z_][A-Za-z0-9_]*$/,
+                  'expected `env:NAME`; put the token in the environment, not in the file',
+                )
+                .optional()
+                .describe('A bearer token for the peer, read from the environment: `env:NAME`.'),
+              headers: HeadersSchema.optional().describe(
+                'Extra request headers (`{{env:NAME}}` references resolve).',
+              ),
+            }),
+          )
+          .optional()
+          .describe('`[[a2a.peer]]`: remote A2A agents the root holds; children get subsets.'),
+      })
+      .optional()
+      .describe('Remote agents to delegate to over A2A.'),
   })
   .meta({
     title: 'arbor config file',

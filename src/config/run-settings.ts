@@ -146,6 +146,16 @@ export function resolveRunSettings(
     warm: flags.warm === true,
     mockLlm: flags['mock-llm'],
     configPath: flags.config,
+    a2aPeers: (config?.a2a?.peer ?? []).map((peer) => ({
+      name: peer.name,
+      url: peer.url,
+      headers: {
+        ...peer.headers,
+        ...(peer.token === undefined
+          ? {}
+          : { authorization: `Bearer {{env:${peer.token.slice('env:'.length)}}}` }),
+      },
+    })),
   };
 }
 

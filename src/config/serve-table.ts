@@ -53,7 +53,7 @@ export const ServeTableSchema = z
         '`Host` header values accepted besides the listen address (a name behind a proxy).',
       ),
     allowed_origins: z
-      .array(z.string().url())
+      .array(z.url())
       .optional()
       .describe('Browser origins that may call (`Origin` header); none by default.'),
   })

@@ -112,6 +112,10 @@ export interface EventFields {
   'sandbox.off': Record<string, never>;
   'sandbox.unavailable': { reason: string };
   'plan.run_log': { path: string; sha256: string };
+  /** An `a2a` node's remote task was created (or taken up) at its peer. */
+  'a2a.task': { peer: string; taskId: string; state: string };
+  /** The remote task's status, as the peer streamed it (`remoteEvent`: what an arbor peer did). */
+  'a2a.status': { peer: string; state: string; remoteEvent?: string };
 }
 
 export type ArborEventType = keyof EventFields;
@@ -183,6 +187,8 @@ export const EVENT_TYPES = [
   'sandbox.off',
   'sandbox.unavailable',
   'plan.run_log',
+  'a2a.task',
+  'a2a.status',
 ] as const satisfies readonly ArborEventType[];
 
 // Every member of the union is listed above: a type missing from the list fails to compile here.

@@ -23,4 +23,4 @@ export { startPlan, type PlanEnd, type PlanStart, type StartedPlan } from './pla
 export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 export { preparePlan, type PreparedPlan } from './prepare-plan.js';
 export { continuedRun, runLogRun } from './resume-plan.js';
-export { resolveServerSecrets } from './server-secrets.js';
+export { resolvePeerSecrets, resolveServerSecrets } from './server-secrets.js';

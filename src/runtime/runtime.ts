@@ -297,6 +297,7 @@ export function rootTemplate(start: RunStart): RootTemplate {
     warm: config.warm,
     caveats: config.grant,
     mcp_servers: config.mcpServers,
+    a2a_peers: config.a2aPeers ?? [],
     ...start.safety.template,
   };
 }

@@ -1,4 +1,4 @@
-import type { McpServerSpec } from '../protocol/index.js';
+import type { A2aPeerSpec, McpServerSpec } from '../protocol/index.js';
 import { resolveReferences } from '../tools/index.js';
 
 /**
@@ -16,6 +16,20 @@ export async function resolveServerSecrets(
       ...server,
       headers: (await resolveReferences(server.headers, 'header', sources)).values,
       env: (await resolveReferences(server.env, 'variable', sources)).values,
+    })),
+  );
+}
+
+/** Resolves the `{{env:NAME}}` references in A2A peers' headers (their tokens) here, as for MCP. */
+export async function resolvePeerSecrets(
+  peers: A2aPeerSpec[],
+  env: NodeJS.ProcessEnv,
+): Promise<A2aPeerSpec[]> {
+  const sources = { env, resolveSecret: (name: string) => env[name] };
+  return Promise.all(
+    peers.map(async (peer) => ({
+      ...peer,
+      headers: (await resolveReferences(peer.headers, 'header', sources)).values,
     })),
   );
 }

@@ -1,4 +1,10 @@
-import type { Caveats, McpServerSpec, RuntimeTrifecta, SwapPolicy } from '../protocol/index.js';
+import type {
+  A2aPeerSpec,
+  Caveats,
+  McpServerSpec,
+  RuntimeTrifecta,
+  SwapPolicy,
+} from '../protocol/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
 import type { PolicyRule } from '../tools/index.js';
 
@@ -32,6 +38,8 @@ export interface RunConfig {
   grant: Caveats;
   /** MCP servers the root holds (secret references resolved by `resolveServerSecrets`). */
   mcpServers: McpServerSpec[];
+  /** Remote A2A agents the root holds (`[[a2a.peer]]`); children get subsets. */
+  a2aPeers?: A2aPeerSpec[];
   rules: PolicyRule[];
   allowTrifecta: boolean;
   security: SecuritySettings;

@@ -94,7 +94,8 @@ export class LiveTask {
   answer(gate: OpenGate, reply: Task['history'][number], text: string): void {
     this.#handle.answerGate(gate.id, text);
     this.#task.history.push(reply);
-    this.#save();
+    // Answered now, not when the run says so: a reader of the reply sees the task going on.
+    this.#closeGate(gate.id);
   }
 
   /** Cancels the whole tree; resolves once the task is final. */
@@ -169,16 +170,21 @@ export class LiveTask {
       return;
     }
     if (event.type === 'gate.closed') {
-      const at = this.#gates.findIndex((gate) => gate.id === event.gate);
-      if (at < 0) return;
-      this.#gates.splice(at, 1);
-      if (at !== 0) return;
-      const next = this.#gates[0];
-      if (next === undefined) this.#setStatus(TaskState.TASK_STATE_WORKING, 'Answered; working.');
-      else this.#showGate(next);
+      if (event.gate !== undefined) this.#closeGate(event.gate);
       return;
     }
     if (PROGRESS.has(event.type) && !isFinal(this.state)) this.#progress(event);
+  }
+
+  /** A gate was answered (or withdrawn): the next one is asked, or the task works on. */
+  #closeGate(id: string): void {
+    const at = this.#gates.findIndex((gate) => gate.id === id);
+    if (at < 0) return;
+    this.#gates.splice(at, 1);
+    if (at !== 0) return;
+    const next = this.#gates[0];
+    if (next === undefined) this.#setStatus(TaskState.TASK_STATE_WORKING, 'Answered; working.');
+    else this.#showGate(next);
   }
 
   #showGate(gate: OpenGate): void {
@@ -226,7 +232,10 @@ export class LiveTask {
           taskId: this.#task.id,
           contextId: this.#task.contextId,
           status,
-          metadata: { 'arbor/run_id': this.runId },
+          // The last update says how the run ended and what it used, as the task does.
+          metadata: isFinal(state)
+            ? { ...this.#task.metadata, 'arbor/run_id': this.runId }
+            : { 'arbor/run_id': this.runId },
         },
       },
     });

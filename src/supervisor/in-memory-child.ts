@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { runChild, type ChildDeps } from '../child/index.js';
+import { runChild, type ChildDeps, type ChildIo } from '../child/index.js';
 import {
   createFrameReader,
   encodeFrame,
@@ -33,7 +33,8 @@ export class InMemoryChild implements ChildHandle {
   #exit: ProcessExit | undefined;
   #abandon!: (exit: ProcessExit) => void;
 
-  constructor(deps: ChildDeps) {
+  /** `body` is what the child runs: arbor's own child (`runChild`) unless another is given. */
+  constructor(deps: ChildDeps, body: (io: ChildIo, deps: ChildDeps) => Promise<number> = runChild) {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const reader = createFrameReader('up');
@@ -53,7 +54,7 @@ export class InMemoryChild implements ChildHandle {
       pending = lines.pop() ?? '';
       for (const line of lines) this.#stderrLine(line);
     });
-    const finished = runChild({ stdin: this.#stdin, stdout, stderr }, deps).then(
+    const finished = body({ stdin: this.#stdin, stdout, stderr }, deps).then(
       (code): ProcessExit => ({ code, signal: null }),
       (error: unknown): ProcessExit => ({
         code: 1,

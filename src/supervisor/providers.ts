@@ -5,8 +5,9 @@ import type { ChildHandle } from './child-handle.js';
 import type { ChildPool } from './child-pool.js';
 import { ChildProcess } from './child-process.js';
 import { InMemoryChild } from './in-memory-child.js';
+import { runA2aChild } from './a2a-child.js';
 
-export const PROVIDER_NAMES = ['process', 'spawn', 'fork'] as const;
+export const PROVIDER_NAMES = ['process', 'spawn', 'fork', 'a2a'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /**
@@ -82,6 +83,27 @@ export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
     name: 'fork',
     capabilities: { ...CHILD_CODE, tlsCa: false, inheritsParentContext: true },
     start: inProcess,
+  },
+  /**
+   * A remote A2A agent (the node's one peer) does the work; the node lives in this process and
+   * relays. The peer runs none of arbor's tools, so the tool narrowing holds trivially; it cannot
+   * be held to a schema or a persona, and its own delegation is outside this tree.
+   */
+  a2a: {
+    name: 'a2a',
+    capabilities: {
+      outputSchema: false,
+      depthLimit: true,
+      toolFilter: true,
+      persona: false,
+      tlsCa: false,
+      inheritsParentContext: false,
+    },
+    start: () =>
+      new InMemoryChild(
+        { connectModel: (config, options) => createModelClient(config, options) },
+        runA2aChild,
+      ),
   },
 };
 

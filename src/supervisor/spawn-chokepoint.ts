@@ -10,6 +10,7 @@ import {
   completeRequest,
   meetGrant,
   meetToolGrants,
+  narrowPeers,
   narrowServers,
   narrowTools,
   stripAllowList,
@@ -128,6 +129,8 @@ export function admitSpawn(
 
   const servers = narrowServers(caller.payload.mcp_servers, args.servers);
   if (!servers.ok) return refuse(servers.reason);
+  const peers = peersFor(caller.payload.a2a_peers, args);
+  if (!peers.ok) return refuse(peers.reason);
   const provider = PROVIDERS[args.provider ?? 'process'];
   try {
     requireCapabilities(provider, {
@@ -148,7 +151,8 @@ export function admitSpawn(
     ...optional('output_contract', args.output_contract),
     context_seed: parentContext(args.context ?? []),
     history: [],
-    mcp_servers: servers.servers,
+    mcp_servers: args.provider === 'a2a' ? [] : servers.servers,
+    a2a_peers: peers.peers,
     gated_tools: [],
     limits: {
       ...caller.payload.limits,
@@ -224,4 +228,26 @@ function parentContext(context: NonNullable<SubagentRunArgs['context']>): SeedMe
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/**
+ * The peers a child holds: a subset of its caller's, by name (`peers`), all of them when it names
+ * none; an `a2a` node holds exactly the one it delegates to (`peer`), which its caller must have.
+ */
+function peersFor(
+  parent: SpawnPayload['a2a_peers'],
+  args: SubagentRunArgs,
+): ReturnType<typeof narrowPeers> {
+  if (args.provider !== 'a2a') {
+    if (args.peer !== undefined) return { ok: false, reason: '`peer` goes with `provider: "a2a"`' };
+    return narrowPeers(parent, args.peers);
+  }
+  if (args.peer === undefined) {
+    const yours = parent.map((peer) => `\`${peer.name}\``).join(', ') || 'none';
+    return {
+      ok: false,
+      reason: `\`provider: "a2a"\` needs \`peer\`: the agent to send the task to (yours: ${yours})`,
+    };
+  }
+  return narrowPeers(parent, [args.peer]);
 }

@@ -82,7 +82,8 @@ export class GuardedTools implements ToolHost {
 
   async call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
     const profile = this.#options.profile(call.name);
-    if (profile.egress) {
+    // A task sent to a remote A2A agent leaves the machine with what the agent put in it.
+    if (profile.egress || isPeerDelegation(call)) {
       const refusal = await this.#judgeEgress(call, context.signal);
       if (refusal !== undefined) return refusal;
     }
@@ -204,4 +205,9 @@ export class GuardedTools implements ToolHost {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return content === undefined ? 'null' : JSON.stringify(content);
+}
+
+/** `subagent.run` to a remote agent (`provider: "a2a"`): egress, as the trifecta counts it. */
+function isPeerDelegation(call: ToolCall): boolean {
+  return call.name === 'subagent.run' && call.args.provider === 'a2a';
 }

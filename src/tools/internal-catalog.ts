@@ -86,11 +86,22 @@ export const SubagentRunArgs = z.strictObject({
       'Authority to grant: paths it may read or write, commands, hosts; never more than yours.',
     ),
   provider: z
-    .enum(['process', 'spawn', 'fork'])
+    .enum(['process', 'spawn', 'fork', 'a2a'])
     .optional()
     .describe(
-      '`process` (default, isolated), `spawn` (in-process), `fork` (in-process, starts from your conversation so far).',
+      '`process` (default, isolated), `spawn` (in-process), `fork` (in-process, starts from your conversation so far), `a2a` (a remote A2A agent: name it in `peer`).',
     ),
+  peer: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'With `provider: "a2a"`: the remote agent to send the task to, by name (one of yours).',
+    ),
+  peers: z
+    .array(z.string())
+    .optional()
+    .describe('A2A peers to grant, by name (a subset of yours); all of yours when absent.'),
   mode: z
     .enum(['sync', 'async', 'detached', 'warm'])
     .optional()

@@ -1,0 +1,338 @@
+import {
+  CancelTaskRequest,
+  Role,
+  TaskState,
+  type SendMessageRequest,
+  type Message,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  type Client,
+} from '@a2a-js/sdk/client';
+import { randomUUID } from 'node:crypto';
+import type { ChildIo } from '../child/index.js';
+import { ControlChannel } from '../child/control-channel.js';
+import { FrameWriter } from '../child/frame-writer.js';
+import { Logger } from '../child/logger.js';
+import {
+  outcomeOf,
+  PROTOCOL_VERSION,
+  type A2aPeerSpec,
+  type Outcome,
+  type SpawnPayload,
+  type TerminalStatus,
+} from '../protocol/index.js';
+
+/** How long a `CancelTask` sent to a peer may take before the node ends without its answer. */
+const CANCEL_WAIT_MS = 5000;
+
+/**
+ * A node whose work is done by a remote A2A agent: the `a2a` provider's child. It runs in the
+ * supervisor's process behind the same in-memory channel as an in-process child and speaks
+ * protocol v1, so the node has its place in the tree, its deadline, liveness and records like any
+ * other. It sends the instruction to its one peer (`a2a_peers[0]`), reports the remote task's
+ * progress as events, asks the run's people the peer's questions (`INPUT_REQUIRED` → `ask_human`,
+ * the answer goes back on the task), cancels the remote task when cancelled, folds the usage an
+ * arbor peer reports (`metadata["arbor/usage"]`) into the ledger, and ends with the remote
+ * artifact as its result. The peer's answer is untrusted content: the node reports itself exposed,
+ * so its parent reads the answer fenced. A peer that is down or refuses ends the node `failed`.
+ */
+export async function runA2aChild(io: ChildIo): Promise<number> {
+  const writer = new FrameWriter(io.stdout);
+  const log = new Logger(io.stderr);
+  const channel = new ControlChannel(io.stdin, writer, log);
+  let payload: SpawnPayload;
+  try {
+    payload = await channel.spawn;
+  } catch (error) {
+    writer.send({ type: 'failed', error: String(error), code: 'bad_spawn' });
+    await writer.flush();
+    return 2;
+  }
+  writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });
+  const peer = payload.a2a_peers[0];
+  const outcome =
+    peer === undefined
+      ? outcomeOf('failed', null, 'an a2a node needs a peer, and this one was given none')
+      : await delegate(peer, payload, channel, writer);
+  writer.send({ type: 'result', outcome });
+  await writer.flush();
+  return 0;
+}
+
+async function delegate(
+  peer: A2aPeerSpec,
+  payload: SpawnPayload,
+  channel: ControlChannel,
+  writer: FrameWriter,
+): Promise<Outcome> {
+  const event = (name: string, fields: Record<string, unknown>): void => {
+    writer.send({ type: 'event', event: name, fields: { peer: peer.name, ...fields } });
+  };
+  let client: Client;
+  try {
+    client = await connect(peer);
+  } catch (error) {
+    return outcomeOf('failed', null, `A2A peer \`${peer.name}\` cannot be reached: ${why(error)}`);
+  }
+  // Whatever the peer says from here on is untrusted content.
+  event('trajectory', { exposed: true, sensitive: false, risk: 0, exposed_by: `a2a:${peer.name}` });
+  const remote: { task?: Task; text: string } = { text: '' };
+  const stop = new AbortController();
+  const cancel = (): void => {
+    const id = remote.task?.id;
+    const sent =
+      id === undefined
+        ? Promise.resolve()
+        : client
+            .cancelTask(CancelTaskRequest.fromJSON({ id }), {
+              signal: AbortSignal.timeout(CANCEL_WAIT_MS),
+            })
+            .then(
+              () => undefined,
+              () => undefined,
+            );
+    // The stream ends with the peer's CANCELED; a peer that does not say so is let go.
+    void sent.then(() => {
+      setTimeout(() => {
+        stop.abort();
+      }, CANCEL_WAIT_MS).unref();
+    });
+  };
+  channel.signal.addEventListener('abort', cancel, { once: true });
+  let message = outgoing(seedText(payload), undefined);
+  try {
+    for (;;) {
+      const state = await follow(client, message, remote, stop.signal, event);
+      if (state !== TaskState.TASK_STATE_INPUT_REQUIRED || channel.signal.aborted) break;
+      const question = statusText(remote.task) || `${peer.name} needs input to go on.`;
+      const reply = await askHuman(channel, writer, `${peer.name} asks: ${question}`);
+      if (reply.isError) {
+        cancel();
+        return outcomeOf('failed', null, `The peer's question was not answered: ${reply.text}`);
+      }
+      message = outgoing(reply.text, remote.task);
+    }
+  } catch (error) {
+    if (channel.signal.aborted)
+      return outcomeOf('cancelled', null, `cancelled: ${String(channel.signal.reason)}`);
+    return outcomeOf('failed', null, `A2A peer \`${peer.name}\` failed: ${why(error)}`);
+  } finally {
+    channel.signal.removeEventListener('abort', cancel);
+  }
+  reportUsage(remote.task, writer);
+  return outcomeOfTask(remote, channel.signal, peer.name);
+}
+
+/** Sends one message and follows the task until it ends or waits for input; returns its state. */
+async function follow(
+  client: Client,
+  message: Message,
+  remote: { task?: Task; text: string },
+  signal: AbortSignal,
+  event: (name: string, fields: Record<string, unknown>) => void,
+): Promise<TaskState | undefined> {
+  let state: TaskState | undefined;
+  const request: SendMessageRequest = {
+    tenant: '',
+    message,
+    configuration: undefined,
+    metadata: undefined,
+  };
+  const stream = client.sendMessageStream(request, { signal });
+  for await (const update of stream) {
+    state = apply(update, remote, event) ?? state;
+    if (state !== undefined && (FINAL.has(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED))
+      break;
+  }
+  return state;
+}
+
+const FINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+
+/** Folds one update into what is known of the remote task; returns its state when it says one. */
+function apply(
+  update: StreamResponse,
+  remote: { task?: Task; text: string },
+  event: (name: string, fields: Record<string, unknown>) => void,
+): TaskState | undefined {
+  const payload = update.payload;
+  switch (payload?.$case) {
+    case 'task':
+      remote.task = payload.value;
+      event('a2a.task', {
+        task_id: payload.value.id,
+        state: TaskState[payload.value.status?.state ?? 0],
+      });
+      collect(remote, payload.value.artifacts);
+      return payload.value.status?.state;
+    case 'statusUpdate': {
+      const status = payload.value.status;
+      const progress = payload.value.metadata?.['arbor/event'] as { type?: unknown } | undefined;
+      if (remote.task !== undefined && status !== undefined) {
+        const changed = remote.task.status?.state !== status.state || status.message !== undefined;
+        if (changed) remote.task.status = status;
+        remote.task.metadata = { ...remote.task.metadata, ...payload.value.metadata };
+      }
+      event('a2a.status', {
+        state: TaskState[status?.state ?? 0],
+        ...(typeof progress?.type === 'string' ? { remote_event: progress.type } : {}),
+      });
+      return status?.state;
+    }
+    case 'artifactUpdate':
+      if (payload.value.artifact !== undefined) collect(remote, [payload.value.artifact]);
+      return undefined;
+    case 'message':
+    case undefined:
+      return undefined;
+  }
+}
+
+function collect(remote: { text: string }, artifacts: Task['artifacts']): void {
+  const text = artifacts
+    .flatMap((artifact) => artifact.parts)
+    .map((part) => {
+      const content = part.content;
+      if (content?.$case === 'text') return content.value;
+      if (content?.$case === 'data') return JSON.stringify(content.value);
+      return '';
+    })
+    .filter((piece) => piece !== '')
+    .join('\n');
+  if (text !== '') remote.text = text;
+}
+
+function outcomeOfTask(
+  remote: { task?: Task; text: string },
+  signal: AbortSignal,
+  peer: string,
+): Outcome {
+  const state = remote.task?.status?.state;
+  const said = statusText(remote.task);
+  if (state === TaskState.TASK_STATE_COMPLETED)
+    return outcomeOf('completed', remote.text || said, undefined);
+  const status: TerminalStatus =
+    state === TaskState.TASK_STATE_CANCELED || signal.aborted
+      ? 'cancelled'
+      : state === TaskState.TASK_STATE_REJECTED
+        ? 'refused'
+        : 'failed';
+  const reason =
+    state === undefined
+      ? `A2A peer \`${peer}\` ended the stream without saying how the task ended`
+      : `A2A peer \`${peer}\` ended the task ${TaskState[state]}${said === '' ? '' : `: ${said}`}`;
+  return outcomeOf(status, remote.text === '' ? null : remote.text, reason);
+}
+
+/** Usage an arbor peer reports on its task (`metadata["arbor/usage"]`), into this node's ledger. */
+function reportUsage(task: Task | undefined, writer: FrameWriter): void {
+  const usage = task?.metadata?.['arbor/usage'] as
+    { input_tokens?: unknown; output_tokens?: unknown; cost_usd?: unknown } | undefined;
+  const input = count(usage?.input_tokens);
+  const output = count(usage?.output_tokens);
+  if (input === 0 && output === 0) return;
+  const cost =
+    typeof usage?.cost_usd === 'number' && usage.cost_usd >= 0 ? usage.cost_usd : undefined;
+  writer.send({
+    type: 'usage',
+    input_tokens: input,
+    output_tokens: output,
+    ...(cost === undefined ? {} : { cost_usd: cost }),
+  });
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+}
+
+async function askHuman(
+  channel: ControlChannel,
+  writer: FrameWriter,
+  question: string,
+): Promise<{ text: string; isError: boolean }> {
+  const reply = await channel.toolReplies.request(
+    'ask_human',
+    (id) => {
+      writer.send({ type: 'tool_request', id, name: 'ask_human', args: { question } });
+    },
+    { signal: channel.signal },
+  );
+  const result = reply.result;
+  const text =
+    typeof result === 'string'
+      ? result
+      : typeof (result as { answer?: unknown } | null)?.answer === 'string'
+        ? (result as { answer: string }).answer
+        : JSON.stringify(result);
+  return { text, isError: reply.is_error };
+}
+
+function outgoing(text: string, task: Task | undefined): Message {
+  return {
+    messageId: randomUUID(),
+    contextId: task?.contextId ?? '',
+    taskId: task?.id ?? '',
+    role: Role.ROLE_USER,
+    parts: [
+      {
+        content: { $case: 'text', value: text },
+        metadata: undefined,
+        filename: '',
+        mediaType: 'text/plain',
+      },
+    ],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
+}
+
+/** The instruction, with what the parent chose to share (its context seed), as one message. */
+function seedText(payload: SpawnPayload): string {
+  const shared = payload.context_seed
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
+    )
+    .filter((text) => text !== '');
+  return shared.length === 0
+    ? payload.instruction
+    : `${payload.instruction}\n\nContext:\n${shared.join('\n\n')}`;
+}
+
+function statusText(task: Task | undefined): string {
+  return (task?.status?.message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('\n')
+    .trim();
+}
+
+/** A client for the peer: its card from `/.well-known/agent-card.json`, its headers on every call. */
+async function connect(peer: A2aPeerSpec): Promise<Client> {
+  const withHeaders: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(peer.headers)) headers.set(name, value);
+    return fetch(input, { ...init, headers });
+  };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      // The options class is not exported; a plain object of its one field is what it holds.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+      transports: [new JsonRpcTransportFactory({ fetchImpl: withHeaders })],
+    }),
+  );
+  return factory.createFromUrl(peer.url.replace(/\/+$/, ''));
+}
+
+function why(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
