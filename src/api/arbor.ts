@@ -83,8 +83,9 @@ export class Arbor {
     settings: OpenSettings,
     env: NodeJS.ProcessEnv,
     secrets: readonly string[] = [],
+    tools: readonly HostTool[] = [],
   ): { arbor: Arbor; store: SqliteStore } {
-    const arbor = new Arbor({}, env, { ...settings, childCommand: undefined });
+    const arbor = new Arbor({ tools }, env, { ...settings, childCommand: undefined });
     arbor.#secrets = secrets;
     return { arbor, store: arbor.#runtime.store };
   }

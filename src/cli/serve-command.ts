@@ -84,6 +84,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       ...(tls === undefined ? {} : { tls }),
       tokenFile,
       cwd,
+      warn: (line) => {
+        void write(io.stderr, `arbor: warning: ${line}\n`);
+      },
     });
     const lines = [
       `arbor: serving A2A at ${server.url} (card ${server.url}/.well-known/agent-card.json, store ${settings.dbPath})`,

@@ -16,4 +16,4 @@ export {
 } from './run-authority.js';
 export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
 export { problemsError, problemsOf, validateAll } from './validate-all.js';
-export { type PrincipalEntry, type ServeTable } from './serve-table.js';
+export { type PrincipalEntry, type ServeTable, type TriggerEntry } from './serve-table.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DURATION_PATTERN } from './duration.js';
 
 const EnvRef = z
   .string()
@@ -29,6 +30,49 @@ export const SkillSchema = z.strictObject({
   examples: z.array(z.string()).optional(),
 });
 
+const Duration = z
+  .string()
+  .regex(DURATION_PATTERN, 'expected a duration such as `30s`, `10m` or `1h`');
+
+export const TriggerSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/,
+        'expected letters, digits, `_` and `-` (at most 40)',
+      )
+      .describe('How metrics and tasks name it.'),
+    instruction: z.string().min(1).describe('What each run it starts is to do.'),
+    every: Duration.optional().describe('Start a run this often (`10m`).'),
+    cron: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Start a run on this cron schedule (`0 * * * *`, UTC).'),
+    mcp_resource: z
+      .strictObject({
+        server: z.string().min(1).describe('An `[[mcp.server]]` by name.'),
+        uri: z.string().min(1).describe('The resource to subscribe to.'),
+        setup_tool: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "A tool of the server called (with no arguments) once its subscription is made, for servers that send updates only when asked (server-everything's `toggle-subscriber-updates`).",
+          ),
+      })
+      .optional()
+      .describe('Start a run when this MCP resource changes, with its new content.'),
+    debounce: Duration.optional().describe(
+      'With `mcp_resource`: changes closer together than this start one run (default `250ms`).',
+    ),
+  })
+  .refine((t) => [t.every, t.cron, t.mcp_resource].filter((x) => x !== undefined).length === 1, {
+    error: 'a trigger needs exactly one of `every`, `cron` or `mcp_resource`',
+  });
+export type TriggerEntry = z.infer<typeof TriggerSchema>;
+
 /** `[serve]`: what `arbor serve` says of itself, who may use it, and how much. */
 export const ServeTableSchema = z
   .strictObject({
@@ -52,6 +96,10 @@ export const ServeTableSchema = z
       .describe(
         '`Host` header values accepted besides the listen address (a name behind a proxy).',
       ),
+    trigger: z
+      .array(TriggerSchema)
+      .optional()
+      .describe('`[[serve.trigger]]`: runs started on a schedule or when an MCP resource changes.'),
     allowed_origins: z
       .array(z.url())
       .optional()

@@ -24,6 +24,7 @@ export class ServeMetrics {
   readonly #restarts: Counter;
   readonly #killSteps: Counter<'step'>;
   readonly #tasksRefused: Counter<'reason'>;
+  readonly #triggerRuns: Counter<'trigger' | 'result'>;
   readonly #ready: Gauge;
   readonly #draining: Gauge;
 
@@ -91,13 +92,18 @@ export class ServeMetrics {
       'A2A tasks refused before a run started, by reason (capacity, draining, principal_runs, principal_tokens).',
       ['reason'],
     );
+    this.#triggerRuns = counter(
+      'arbor_trigger_runs_total',
+      'Runs triggers and self-schedules started or skipped, by trigger (its name; `self` for what agents scheduled) and result (started, skipped_overlap, refused).',
+      ['trigger', 'result'],
+    );
     this.#ready = gauge('arbor_ready', '1 while /readyz says ready.');
     this.#draining = gauge('arbor_draining', '1 while the server drains.');
     for (const status of ['input', 'output']) this.#tokens.inc({ direction: status }, 0);
     this.#intelAllDown.set(0);
   }
 
-  runStarted(source: 'a2a' | 'resume'): void {
+  runStarted(source: 'a2a' | 'resume' | 'trigger' | 'schedule'): void {
     this.#runsStarted.inc({ source });
     this.#runsActive.inc();
   }
@@ -110,6 +116,10 @@ export class ServeMetrics {
   taskRefused(reason: 'capacity' | 'draining' | 'principal_runs' | 'principal_tokens'): void {
     this.#tasksRefused.inc({ reason });
     this.#refusals.inc({ gate: 'task' });
+  }
+
+  triggerRun(trigger: string, result: 'started' | 'skipped_overlap' | 'refused'): void {
+    this.#triggerRuns.inc({ trigger, result });
   }
 
   intelAllDown(down: boolean): void {

@@ -12,6 +12,9 @@ import { IntelReadiness } from './intel-readiness.js';
 import { Principals } from './principals.js';
 import { ServeMetrics } from './serve-metrics.js';
 import { TaskService } from './task-service.js';
+import { ResourceWatch } from './resource-watch.js';
+import { scheduleTools, type ScheduleHost } from './schedule-tools.js';
+import { Triggers } from './triggers.js';
 
 export interface ServeOptions {
   settings: RunSettings;
@@ -25,6 +28,8 @@ export interface ServeOptions {
   /** Where the generated operator token is written (0600) when no principal is configured. */
   tokenFile: string | undefined;
   cwd: string;
+  /** Problems worth an operator's eye while serving (a trigger that could not start a run). */
+  warn?: (line: string) => void;
 }
 
 /** A running `arbor serve`. */
@@ -59,10 +64,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       `\`arbor serve\` refuses to listen on ${options.host}, which is not a loopback address, without \`[[serve.principal]]\` entries: every caller must have a token of its own.`,
     );
   const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
+  const scheduling: ScheduleHost = {};
   const { arbor, store } = Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
     principals.generated?.file === undefined ? [] : [principals.generated.file],
+    scheduleTools(scheduling),
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;
@@ -70,6 +77,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     metrics.intelAllDown(down);
   });
   const tasks = new TaskService({ arbor, store, metrics, maxRuns });
+  const triggers = new Triggers({
+    tasks,
+    store: store.tasks,
+    metrics,
+    watch: new ResourceWatch(options.settings.mcpServers, options.env),
+    triggers: table?.trigger ?? [],
+    warn: options.warn ?? (() => undefined),
+  });
+  scheduling.triggers = triggers;
+  scheduling.ownerOf = (runId) => tasks.ownerOf(runId);
   // Runs report every endpoint down (and back) in their events; the latch follows them.
   const observe = metrics.observe.bind(metrics);
   metrics.observe = (event) => {
@@ -114,6 +131,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server = await listen(app.fetch, options);
   port = (server.address() as AddressInfo).port;
   const resumed = tasks.takeUp();
+  try {
+    await triggers.start();
+  } catch (error) {
+    await triggers.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+    await tasks.cancelAll('the server could not start');
+    await arbor.close();
+    throw error;
+  }
 
   const stopListening = (): Promise<void> =>
     new Promise((resolve) => {
@@ -130,6 +160,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     fetch: (request) => app.fetch(request),
     drain: async (timeoutMs) => {
       tasks.drain();
+      await triggers.close();
       metrics.ready(false, true);
       const deadline = new Promise<'timeout'>((resolve) =>
         setTimeout(() => {
@@ -146,6 +177,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return left;
     },
     close: async () => {
+      await triggers.close();
       await tasks.cancelAll('the server is closing');
       await stopListening();
       clearInterval(heartbeat);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Task, TaskState, type Message } from '@a2a-js/sdk';
+import { Role, Task, TaskState, type Message } from '@a2a-js/sdk';
 import {
   RequestMalformedError,
   TaskNotCancelableError,
@@ -23,6 +23,9 @@ import {
 } from './task-shapes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What started a run, as `arbor_runs_started_total` counts it. */
+export type RunSource = 'a2a' | 'resume' | 'trigger' | 'schedule';
 
 /** Thrown when a task cannot start now; the HTTP layer answers it as the protocol's error. */
 export class TaskRefused extends UnsupportedOperationError {}
@@ -95,6 +98,35 @@ export class TaskService {
     );
   }
 
+  /**
+   * A task the server starts itself (a trigger, or a run an agent scheduled): owned by `owner`,
+   * within the server's capacity but not a principal's limits (its schedule was checked when made).
+   */
+  startBy(
+    owner: string,
+    instruction: string,
+    source: 'trigger' | 'schedule',
+    metadata: Record<string, unknown>,
+  ): LiveTask {
+    if (this.#draining) throw new TaskRefused('The server is draining: it takes no new task.');
+    if (this.atCapacity)
+      throw new TaskRefused(`The server is at capacity (${this.#o.maxRuns} runs).`);
+    const id = randomUUID();
+    const contextId = randomUUID();
+    const message: Message = {
+      messageId: randomUUID(),
+      contextId,
+      taskId: id,
+      role: Role.ROLE_USER,
+      parts: [textPart(instruction)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    const task = newTask(id, contextId, message, { 'arbor/principal': owner, ...metadata });
+    return this.#follow(task, owner, this.#o.arbor.run(instruction), source, 'The run started.');
+  }
+
   /** A message on an existing task: the answer to the question it waits on. */
   reply(taskId: string, message: Message, principal: Principal): LiveTask {
     const stored = this.#visible(taskId, principal);
@@ -156,6 +188,11 @@ export class TaskService {
       throw new TaskNotCancelableError(`Task ${taskId} has no run going on this server.`);
     await live.cancel(`cancelled over A2A by ${principal.name}`);
     return live.task;
+  }
+
+  /** The principal whose task a run is, while it runs here. */
+  ownerOf(runId: string): string | undefined {
+    return this.live.find((task) => task.runId === runId)?.owner;
   }
 
   /** The live task, if its run is going here. */
@@ -239,7 +276,7 @@ export class TaskService {
     task: Task,
     owner: string,
     handle: RunHandle,
-    source: 'a2a' | 'resume',
+    source: RunSource,
     started: string,
   ): LiveTask {
     this.#o.metrics.runStarted(source);

@@ -1,4 +1,4 @@
 export { availableSqlDrivers, openSqlDatabase } from './open-sql-database.js';
 export { SQL_DRIVER_NAMES, type SqlDatabase, type SqlDriverName } from './sql-database.js';
 export { DEFAULT_DB_PATH, SqliteStore } from './sqlite-store.js';
-export type { TaskRecord } from './rows.js';
+export type { ScheduleRecord, TaskRecord } from './rows.js';

@@ -105,6 +105,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX a2a_tasks_by_owner ON a2a_tasks (owner, created_at);
   CREATE INDEX a2a_tasks_by_update ON a2a_tasks (updated_at, id);
+  CREATE TABLE serve_schedules (
+    id          TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    instruction TEXT NOT NULL,
+    owner       TEXT NOT NULL,
+    next_at     INTEGER,
+    every_ms    INTEGER,
+    remaining   INTEGER,
+    server      TEXT,
+    uri         TEXT,
+    source      TEXT,
+    created_at  INTEGER NOT NULL
+  );
   CREATE TABLE a2a_push (
     task_id TEXT NOT NULL,
     id      TEXT NOT NULL,

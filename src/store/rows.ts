@@ -234,3 +234,54 @@ export function taskFromRow(row: TaskRow): TaskRecord {
 export function pushFromRow(row: { config: string }): unknown {
   return json(row.config);
 }
+
+/** A run `arbor serve` is to start later: an agent's `schedule.at`/`schedule.every`, or its subscription. */
+export interface ScheduleRecord {
+  id: string;
+  kind: 'at' | 'every' | 'subscription';
+  instruction: string;
+  /** The principal whose task asked for it; the runs it starts are that principal's. */
+  owner: string;
+  /** When it fires next (milliseconds since the epoch); absent for a subscription. */
+  nextAt?: number;
+  everyMs?: number;
+  /** Runs it may still start (`schedule.every` with `times`); absent: no end. */
+  remaining?: number;
+  /** A subscription's MCP server and resource. */
+  server?: string;
+  uri?: string;
+  /** The task that asked for it. */
+  source?: string;
+  createdAt: number;
+}
+
+export interface ScheduleRow {
+  id: string;
+  kind: string;
+  instruction: string;
+  owner: string;
+  next_at: number | null;
+  every_ms: number | null;
+  remaining: number | null;
+  server: string | null;
+  uri: string | null;
+  source: string | null;
+  created_at: number;
+}
+
+export function scheduleFromRow(row: ScheduleRow): ScheduleRecord {
+  const kind = row.kind === 'every' || row.kind === 'subscription' ? row.kind : 'at';
+  return {
+    id: row.id,
+    kind,
+    instruction: row.instruction,
+    owner: row.owner,
+    ...(row.next_at === null ? {} : { nextAt: row.next_at }),
+    ...(row.every_ms === null ? {} : { everyMs: row.every_ms }),
+    ...(row.remaining === null ? {} : { remaining: row.remaining }),
+    ...(row.server === null ? {} : { server: row.server }),
+    ...(row.uri === null ? {} : { uri: row.uri }),
+    ...(row.source === null ? {} : { source: row.source }),
+    createdAt: row.created_at,
+  };
+}

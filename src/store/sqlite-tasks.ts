@@ -1,4 +1,12 @@
-import { pushFromRow, taskFromRow, type TaskRecord, type TaskRow } from './rows.js';
+import {
+  pushFromRow,
+  scheduleFromRow,
+  taskFromRow,
+  type ScheduleRecord,
+  type ScheduleRow,
+  type TaskRecord,
+  type TaskRow,
+} from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 
 /**
@@ -96,6 +104,31 @@ export class SqliteTasks {
   deletePush(taskId: string, id: string): boolean {
     return Number(this.#s.deletePush.run(taskId, id).changes) > 0;
   }
+
+  /** Writes a schedule whole (created, or moved on after it fired). */
+  putSchedule(record: ScheduleRecord): void {
+    this.#s.putSchedule.run({
+      id: record.id,
+      kind: record.kind,
+      instruction: record.instruction,
+      owner: record.owner,
+      next_at: record.nextAt ?? null,
+      every_ms: record.everyMs ?? null,
+      remaining: record.remaining ?? null,
+      server: record.server ?? null,
+      uri: record.uri ?? null,
+      source: record.source ?? null,
+      created_at: record.createdAt,
+    });
+  }
+
+  schedules(): ScheduleRecord[] {
+    return (this.#s.schedules.all() as ScheduleRow[]).map(scheduleFromRow);
+  }
+
+  deleteSchedule(id: string): boolean {
+    return Number(this.#s.deleteSchedule.run(id).changes) > 0;
+  }
 }
 
 const FILTER = `(@owner IS NULL OR owner = @owner) AND (@context_id IS NULL OR context_id = @context_id)
@@ -125,5 +158,12 @@ function prepare(db: SqlDatabase) {
     ),
     listPush: db.prepare('SELECT config FROM a2a_push WHERE task_id = ? ORDER BY id'),
     deletePush: db.prepare('DELETE FROM a2a_push WHERE task_id = ? AND id = ?'),
+    putSchedule: db.prepare(
+      `INSERT INTO serve_schedules (id, kind, instruction, owner, next_at, every_ms, remaining, server, uri, source, created_at)
+       VALUES (@id, @kind, @instruction, @owner, @next_at, @every_ms, @remaining, @server, @uri, @source, @created_at)
+       ON CONFLICT (id) DO UPDATE SET next_at = @next_at, remaining = @remaining`,
+    ),
+    schedules: db.prepare('SELECT * FROM serve_schedules ORDER BY created_at, id'),
+    deleteSchedule: db.prepare('DELETE FROM serve_schedules WHERE id = ?'),
   };
 }

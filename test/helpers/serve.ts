@@ -5,7 +5,7 @@ import {
   JsonRpcTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
-import { resolveRunSettings, type ServeTable } from '../../src/config/index.js';
+import { resolveRunSettings, type RunFlags, type ServeTable } from '../../src/config/index.js';
 import { resolveCredentials } from '../../src/intel/index.js';
 import { startServer, type RunningServer } from '../../src/serve/index.js';
 import type { PlaybookInput } from '../../src/testing/index.js';
@@ -23,13 +23,28 @@ afterEach(async () => {
 /** An `arbor serve` in this process on a fake LLM answering `playbook`, closed after the test. */
 export async function serveInProcess(
   playbook: PlaybookInput,
-  options: { serve?: ServeTable; env?: NodeJS.ProcessEnv; tokenFile?: string; host?: string } = {},
+  options: {
+    serve?: ServeTable;
+    env?: NodeJS.ProcessEnv;
+    tokenFile?: string;
+    host?: string;
+    /** More `arbor run` flags (`mcp`, …). */
+    flags?: RunFlags;
+    warn?: (line: string) => void;
+  } = {},
 ) {
   const llm = await fakeLlm(playbook);
   const env = { ...options.env };
   const settings = resolveRunSettings(
     '(each task says)',
-    { intel: llm.url, model: 'scripted', db: ':memory:', sandbox: 'off', exec: 'none' },
+    {
+      intel: llm.url,
+      model: 'scripted',
+      db: ':memory:',
+      sandbox: 'off',
+      exec: 'none',
+      ...options.flags,
+    },
     env,
   );
   const intelligence = resolveCredentials(settings.intelligence ?? fail(), env);
@@ -42,6 +57,7 @@ export async function serveInProcess(
     port: 0,
     tokenFile: options.tokenFile,
     cwd: process.cwd(),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
   servers.push(server);
   return { llm, server };
