@@ -100,6 +100,23 @@ export const ServeTableSchema = z
       .array(TriggerSchema)
       .optional()
       .describe('`[[serve.trigger]]`: runs started on a schedule or when an MCP resource changes.'),
+    on_gate: z
+      .strictObject({
+        url: z.url().describe('Where to POST, as JSON, each question a task waits on.'),
+        token: z
+          .string()
+          .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'expected `env:NAME`')
+          .optional()
+          .describe('Sent as `Authorization: Bearer …`, read from the environment.'),
+      })
+      .optional()
+      .describe('A webhook told whenever a task waits for a person.'),
+    webhook_allow: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Hosts (as `net` entries: `127.0.0.1:9000`, `hooks.internal`) that push notifications and `on_gate` may reach although they resolve to loopback or private addresses.',
+      ),
     allowed_origins: z
       .array(z.url())
       .optional()

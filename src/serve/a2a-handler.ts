@@ -17,13 +17,13 @@ import {
   type TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import {
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { LiveTask } from './live-task.js';
+import type { Notifications } from './notifications.js';
 import type { Principal } from './principals.js';
 import type { TaskService } from './task-service.js';
 import { isFinal } from './task-shapes.js';
@@ -39,10 +39,12 @@ export const PRINCIPAL_KEY = 'arbor/principal';
 export class ArborA2AHandler implements A2ARequestHandler {
   readonly #card: AgentCard;
   readonly #tasks: TaskService;
+  readonly #notifications: Notifications;
 
-  constructor(card: AgentCard, tasks: TaskService) {
+  constructor(card: AgentCard, tasks: TaskService, notifications: Notifications) {
     this.#card = card;
     this.#tasks = tasks;
+    this.#notifications = notifications;
   }
 
   getAgentCard(): Promise<AgentCard> {
@@ -57,7 +59,9 @@ export class ArborA2AHandler implements A2ARequestHandler {
     params: SendMessageRequest,
     context: ServerCallContext,
   ): Promise<Message | Task> {
+    await this.#checkPush(params);
     const live = this.#start(params, context);
+    await this.#registerPush(params, live);
     if (params.configuration?.returnImmediately === true) return shaped(live.task, params);
     // Until the task ends or waits for a person.
     for await (const _ of live.feed.read(pause)) {
@@ -71,7 +75,9 @@ export class ArborA2AHandler implements A2ARequestHandler {
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse> {
+    await this.#checkPush(params);
     const live = this.#start(params, context);
+    await this.#registerPush(params, live);
     const updates = live.feed.read(pause);
     yield { payload: { $case: 'task', value: shaped(live.task, params) } };
     yield* updates;
@@ -133,28 +139,56 @@ export class ArborA2AHandler implements A2ARequestHandler {
     if (updates !== undefined) yield* updates;
   }
 
-  createTaskPushNotificationConfig(
-    _params: TaskPushNotificationConfig,
+  async createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+    this.#visible(params.taskId, context);
+    return this.#notifications.register(params.taskId, params);
   }
 
   getTaskPushNotificationConfig(
-    _params: GetTaskPushNotificationConfigRequest,
+    params: GetTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+    this.#visible(params.taskId, context);
+    return Promise.resolve(this.#notifications.get(params.taskId, params.id));
   }
 
   listTaskPushNotificationConfigs(
-    _params: ListTaskPushNotificationConfigsRequest,
+    params: ListTaskPushNotificationConfigsRequest,
+    context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+    this.#visible(params.taskId, context);
+    return Promise.resolve({ configs: this.#notifications.list(params.taskId), nextPageToken: '' });
   }
 
   deleteTaskPushNotificationConfig(
-    _params: DeleteTaskPushNotificationConfigRequest,
+    params: DeleteTaskPushNotificationConfigRequest,
+    context: ServerCallContext,
   ): Promise<void> {
-    return Promise.reject(new PushNotificationNotSupportedError());
+    this.#visible(params.taskId, context);
+    this.#notifications.delete(params.taskId, params.id);
+    return Promise.resolve();
+  }
+
+  /** The task, if the caller may see it; else "not found", as for a task that is not there. */
+  #visible(taskId: string, context: ServerCallContext): Task {
+    const task = this.#tasks.get(taskId, principalOf(context));
+    if (task === undefined) throw new TaskNotFoundError(`Task not found: ${taskId}`);
+    return task;
+  }
+
+  /** A push config given with a message is checked before anything starts. */
+  async #checkPush(params: SendMessageRequest): Promise<void> {
+    const push = params.configuration?.taskPushNotificationConfig;
+    if (push === undefined) return;
+    await this.#notifications.check(push.url);
+  }
+
+  async #registerPush(params: SendMessageRequest, live: LiveTask): Promise<void> {
+    const push = params.configuration?.taskPushNotificationConfig;
+    if (push !== undefined) await this.#notifications.register(live.task.id, push);
   }
 
   /** A new task, or the reply to the question a task waits on. */

@@ -34,7 +34,7 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
     version: ARBOR_VERSION,
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: true,
       extensions: [],
       extendedAgentCard: false,
     },

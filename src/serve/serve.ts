@@ -15,6 +15,8 @@ import { TaskService } from './task-service.js';
 import { ResourceWatch } from './resource-watch.js';
 import { scheduleTools, type ScheduleHost } from './schedule-tools.js';
 import { Triggers } from './triggers.js';
+import { Notifications } from './notifications.js';
+import { Webhooks } from './webhooks.js';
 
 export interface ServeOptions {
   settings: RunSettings;
@@ -76,14 +78,28 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const intel = new IntelReadiness(options.intelligence, (down) => {
     metrics.intelAllDown(down);
   });
-  const tasks = new TaskService({ arbor, store, metrics, maxRuns });
+  const warn = options.warn ?? (() => undefined);
+  const webhooks = new Webhooks(table?.webhook_allow ?? [], warn);
+  const notifications = new Notifications(store.tasks, webhooks, onGateOf(table, options.env));
+  const tasks = new TaskService({
+    arbor,
+    store,
+    metrics,
+    maxRuns,
+    onChange: (task) => {
+      notifications.taskChanged(task);
+    },
+    onGate: (task, gate) => {
+      notifications.gateOpened(task, gate);
+    },
+  });
   const triggers = new Triggers({
     tasks,
     store: store.tasks,
     metrics,
     watch: new ResourceWatch(options.settings.mcpServers, options.env),
     triggers: table?.trigger ?? [],
-    warn: options.warn ?? (() => undefined),
+    warn,
   });
   scheduling.triggers = triggers;
   scheduling.ownerOf = (runId) => tasks.ownerOf(runId);
@@ -107,7 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const hosts = allowedHosts(options.host, table);
   const baseUrl = (port: number): string => `${scheme}://${hostForUrl(options.host)}:${port}`;
   let port = options.port;
-  const handler = new ArborA2AHandler(agentCard(baseUrl(port), table), tasks);
+  const handler = new ArborA2AHandler(agentCard(baseUrl(port), table), tasks, notifications);
   const app = httpApp({
     handler,
     // The card names the address the caller reached (a `Host` already checked).
@@ -251,4 +267,19 @@ function allowedHosts(
       : [hostForUrl(host)];
     return new Set([...names.map((name) => `${name}:${port}`), ...configured]);
   };
+}
+
+/** The `on_gate` webhook, its token read from the environment. */
+function onGateOf(
+  table: ServeTable | undefined,
+  env: NodeJS.ProcessEnv,
+): { url: string; token?: string } | undefined {
+  const hook = table?.on_gate;
+  if (hook === undefined) return undefined;
+  if (hook.token === undefined) return { url: hook.url };
+  const name = hook.token.slice('env:'.length);
+  const token = env[name];
+  if (token === undefined || token === '')
+    throw new ArborError('config', `\`[serve] on_gate\`: \`${name}\` is not set.`);
+  return { url: hook.url, token };
 }

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { StreamResponse, TaskPushNotificationConfig, TaskState, type Task } from '@a2a-js/sdk';
+import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import type { SqliteTasks } from '../store/sqlite-tasks.js';
+import type { OpenGate } from './live-task.js';
+import type { Webhooks } from './webhooks.js';
+
+/** The header a push notification's `token` is sent in (A2A). */
+const TOKEN_HEADER = 'X-A2A-Notification-Token';
+
+/**
+ * Telling people and systems what tasks do without their watching: A2A push notifications (each
+ * task's configs, kept in the store; a POST of the task, in the protocol's JSON, whenever its
+ * state changes) and the `[serve] on_gate` webhook (a POST whenever a task waits for a person).
+ * URLs are checked against SSRF when a config is made and again at every delivery.
+ */
+export class Notifications {
+  readonly #store: SqliteTasks;
+  readonly #webhooks: Webhooks;
+  readonly #onGate: { url: string; token?: string } | undefined;
+  readonly #lastState = new Map<string, TaskState | undefined>();
+
+  constructor(
+    store: SqliteTasks,
+    webhooks: Webhooks,
+    onGate: { url: string; token?: string } | undefined,
+  ) {
+    this.#store = store;
+    this.#webhooks = webhooks;
+    this.#onGate = onGate;
+  }
+
+  /** Refuses a URL push notifications may not go to, saying why. */
+  async check(url: string): Promise<void> {
+    if (url === '') throw new RequestMalformedError('A push notification config needs a `url`.');
+    const refused = await this.#webhooks.check(url);
+    if (refused !== undefined)
+      throw new RequestMalformedError(`Push notifications cannot go to ${url}: ${refused}.`);
+  }
+
+  async register(
+    taskId: string,
+    config: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
+    await this.check(config.url);
+    const saved: TaskPushNotificationConfig = {
+      ...config,
+      taskId,
+      id: config.id === '' ? randomUUID() : config.id,
+    };
+    this.#store.putPush(taskId, saved.id, TaskPushNotificationConfig.toJSON(saved));
+    return saved;
+  }
+
+  list(taskId: string): TaskPushNotificationConfig[] {
+    return this.#store.listPush(taskId).map((json) => TaskPushNotificationConfig.fromJSON(json));
+  }
+
+  get(taskId: string, id: string): TaskPushNotificationConfig {
+    const found = this.list(taskId).find((config) => config.id === id);
+    if (found === undefined)
+      throw new TaskNotFoundError(`No push notification config \`${id}\` on task ${taskId}.`);
+    return found;
+  }
+
+  delete(taskId: string, id: string): void {
+    if (!this.#store.deletePush(taskId, id))
+      throw new TaskNotFoundError(`No push notification config \`${id}\` on task ${taskId}.`);
+  }
+
+  /** A task was saved: when its state changed, each of its push configs is told. */
+  taskChanged(task: Task): void {
+    const state = task.status?.state;
+    if (this.#lastState.get(task.id) === state) return;
+    this.#lastState.set(task.id, state);
+    if (
+      state === TaskState.TASK_STATE_COMPLETED ||
+      state === TaskState.TASK_STATE_FAILED ||
+      state === TaskState.TASK_STATE_CANCELED ||
+      state === TaskState.TASK_STATE_REJECTED
+    )
+      this.#lastState.delete(task.id);
+    const configs = this.list(task.id);
+    if (configs.length === 0) return;
+    const body = JSON.stringify(StreamResponse.toJSON({ payload: { $case: 'task', value: task } }));
+    for (const config of configs) void this.#webhooks.send(config.url, body, authHeaders(config));
+  }
+
+  /** A task waits for a person: the `on_gate` webhook is told who asks what. */
+  gateOpened(task: Task, gate: OpenGate): void {
+    if (this.#onGate === undefined) return;
+    const body = JSON.stringify({
+      event: 'gate.opened',
+      task_id: task.id,
+      context_id: task.contextId,
+      run_id: task.metadata?.['arbor/run_id'] as unknown,
+      principal: task.metadata?.['arbor/principal'] as unknown,
+      gate: gate.id,
+      question: gate.question,
+      ...(gate.choices === undefined ? {} : { choices: gate.choices }),
+      ...(gate.node === undefined ? {} : { node: gate.node }),
+    });
+    const token = this.#onGate.token;
+    void this.#webhooks.send(
+      this.#onGate.url,
+      body,
+      token === undefined ? {} : { authorization: `Bearer ${token}` },
+    );
+  }
+}
+
+function authHeaders(config: TaskPushNotificationConfig): Record<string, string> {
+  const auth = config.authentication;
+  if (auth !== undefined && auth.scheme !== '' && auth.credentials !== '')
+    return { authorization: `${auth.scheme} ${auth.credentials}` };
+  return config.token === '' ? {} : { [TOKEN_HEADER]: config.token };
+}

@@ -1,0 +1,123 @@
+import { lookup } from 'node:dns/promises';
+import { permitsNet } from '../authority/index.js';
+import { specialAddress } from '../authority/special-addresses.js';
+import { fetchPinned } from '../tools/builtin/fetch-pinned.js';
+
+/** How long one delivery may take. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * Outbound notifications of `arbor serve` (A2A push notifications, the `on_gate` webhook),
+ * checked against SSRF as `http.fetch` is: http or https only, no credentials in the URL, and a
+ * host that resolves to a loopback, private, link-local (cloud metadata) or other special address
+ * is refused unless `[serve] webhook_allow` names it. The request goes to the address that was
+ * checked (no second lookup to rebind), without redirects. Delivery is best effort and in order
+ * per URL; a failure is reported, never retried into a storm.
+ */
+export class Webhooks {
+  readonly #allow: readonly string[];
+  readonly #warn: (line: string) => void;
+  readonly #chains = new Map<string, Promise<void>>();
+
+  constructor(allow: readonly string[], warn: (line: string) => void) {
+    this.#allow = allow;
+    this.#warn = warn;
+  }
+
+  /** Why `url` may not be called, or undefined when it may. */
+  async check(url: string): Promise<string | undefined> {
+    const target = await this.#target(url);
+    return target.ok ? undefined : target.reason;
+  }
+
+  /** Posts `body` to `url` after the ones queued before it; resolves once it has been tried. */
+  send(url: string, body: string, headers: Record<string, string>): Promise<void> {
+    const previous = this.#chains.get(url) ?? Promise.resolve();
+    const next = previous.then(() => this.#deliver(url, body, headers));
+    this.#chains.set(url, next);
+    void next.then(() => {
+      if (this.#chains.get(url) === next) this.#chains.delete(url);
+    });
+    return next;
+  }
+
+  /** Resolves once every delivery queued so far has been tried. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#chains.values()]);
+  }
+
+  async #deliver(url: string, body: string, headers: Record<string, string>): Promise<void> {
+    const target = await this.#target(url);
+    if (!target.ok) {
+      this.#warn(`notification to ${redacted(url)} not sent: ${target.reason}`);
+      return;
+    }
+    try {
+      const response = await fetchPinned({
+        url: target.url,
+        address: target.address,
+        family: target.family,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+        maxBytes: 4096,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      });
+      if (response.status >= 300)
+        this.#warn(`notification to ${redacted(url)}: HTTP ${response.status}`);
+    } catch (error) {
+      this.#warn(
+        `notification to ${redacted(url)} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  async #target(
+    text: string,
+  ): Promise<
+    { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string }
+  > {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return { ok: false, reason: 'not a URL' };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, reason: 'only http: and https: URLs are called' };
+    if (url.username !== '' || url.password !== '')
+      return { ok: false, reason: 'a URL with a user name or password in it is not called' };
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    let first: { address: string; family: number } | undefined;
+    try {
+      first = (await lookup(host, { all: true, verbatim: true }))[0];
+    } catch (error) {
+      return {
+        ok: false,
+        reason: `${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      };
+    }
+    if (first === undefined) return { ok: false, reason: `${host} has no address` };
+    const special = specialAddress(first.address);
+    const named =
+      permitsNet(this.#allow, host, port).named ||
+      permitsNet(this.#allow, first.address, port).named;
+    if (special !== undefined && !named)
+      return {
+        ok: false,
+        reason: `${host} resolves to ${first.address}, ${special}; only a \`[serve] webhook_allow\` entry naming it allows that`,
+      };
+    return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  }
+}
+
+/** A URL as logs may show it: no query (a token can hide there). */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '(a bad URL)';
+  }
+}
