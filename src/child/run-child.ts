@@ -26,7 +26,13 @@ export interface ChildIo {
 
 export interface ChildDeps {
   /** Builds the model client; long-lived (warm) sessions wait out an outage instead of failing. */
-  connectModel(config: IntelConfig, options: { mode: 'one-shot' | 'long-lived' }): ModelClient;
+  connectModel(
+    config: IntelConfig,
+    options: {
+      mode: 'one-shot' | 'long-lived';
+      onAttemptFailure?: (endpoint: number, kind: string) => void;
+    },
+  ): ModelClient;
   /** The extra CA file the process was started with (`NODE_EXTRA_CA_CERTS`), if any. */
   extraCaFile?: string | undefined;
   /** Where paths resolve and commands run (default: the process's working directory). */
@@ -64,6 +70,10 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
   try {
     model = deps.connectModel(payload.intelligence, {
       mode: payload.warm ? 'long-lived' : 'one-shot',
+      // Each failed attempt is reported (endpoint index and kind, never its URL): metrics count them.
+      onAttemptFailure: (endpoint, kind) => {
+        writer.send({ type: 'event', event: 'model.error', fields: { endpoint, kind } });
+      },
     });
   } catch (error) {
     return fail(writer, error, CHILD_EXIT.intel);

@@ -18,6 +18,8 @@ export interface ModelClientOptions {
   maxRetryWaitMs?: number;
   /** The long-lived wait between sweeps while all is down. Default 1 s doubling to 30 s. */
   allDownBackoff?: BackoffCurve;
+  /** Told of every failed attempt at an endpoint (its index and the failure's kind), for metrics. */
+  onAttemptFailure?: (endpoint: number, kind: string) => void;
 }
 
 function isNonNegative(value: number): boolean {

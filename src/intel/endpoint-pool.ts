@@ -16,6 +16,8 @@ export interface PoolOptions {
   random: Random;
   /** A `Retry-After` longer than this fails over instead of waiting, in milliseconds. */
   maxRetryWaitMs: number;
+  /** Every failed attempt at an endpoint, retried or not (for metrics). */
+  onAttemptFailure?: ((endpoint: number, kind: string) => void) | undefined;
 }
 
 type Visit<T> = { ok: true; value: T } | { ok: false; miss: EndpointMiss };
@@ -107,6 +109,7 @@ export class EndpointPool {
         deadline.dispose(true);
         failure = this.#classify(error, deadline, signal, endpoint, ticket);
       }
+      this.#options.onAttemptFailure?.(endpoint.index, failure.kind);
       const waitMs = this.#retryWait(failure, attempts);
       if (waitMs !== undefined) {
         try {

@@ -60,6 +60,7 @@ class ModelClientImpl implements IntelClient {
   readonly #clock: Clock;
   readonly #random: Random;
   readonly #maxRetryWaitMs: number;
+  readonly #onAttemptFailure: ModelClientOptions['onAttemptFailure'];
   readonly #allDownBackoff: BackoffCurve;
   #pool: EndpointPool;
   #isClosed = false;
@@ -71,6 +72,7 @@ class ModelClientImpl implements IntelClient {
     this.#random = options.random ?? Math.random;
     this.#maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
     this.#allDownBackoff = options.allDownBackoff ?? ALL_DOWN_CURVE;
+    this.#onAttemptFailure = options.onAttemptFailure;
     this.#pool = this.#createPool(parseConfig(config, 'Invalid intelligence config'));
   }
 
@@ -154,6 +156,7 @@ class ModelClientImpl implements IntelClient {
       clock: this.#clock,
       random: this.#random,
       maxRetryWaitMs: this.#maxRetryWaitMs,
+      onAttemptFailure: this.#onAttemptFailure,
     });
   }
 

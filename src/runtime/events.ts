@@ -68,6 +68,8 @@ export interface EventFields {
     text?: string;
     textChars?: number;
   };
+  /** An attempt at a model endpoint failed (it may be retried, or failed over). */
+  'model.error': { endpoint: number; kind: string };
   /** A piece of a node's answer as the model writes it. */
   'text.delta': { step: number; text: string };
   /** The stream broke off and is being made again: drop this node's text since its last step. */
@@ -163,6 +165,7 @@ export const EVENT_TYPES = [
   'loop.paused',
   'loop.resumed',
   'model.call',
+  'model.error',
   'text.delta',
   'text.reset',
   'tool.call',

@@ -15,6 +15,7 @@ export class ServeMetrics {
   readonly #tokens: Counter<'direction'>;
   readonly #cost: Counter;
   readonly #modelCalls: Counter<'endpoint'>;
+  readonly #modelErrors: Counter<'endpoint' | 'kind'>;
   readonly #intelAllDown: Gauge;
   readonly #toolCalls: Counter<'kind'>;
   readonly #toolErrors: Counter<'kind'>;
@@ -59,6 +60,11 @@ export class ServeMetrics {
       'arbor_model_calls_total',
       'Model calls answered, by endpoint index (0 is the first endpoint).',
       ['endpoint'],
+    );
+    this.#modelErrors = counter(
+      'arbor_model_errors_total',
+      'Failed attempts at a model endpoint (retried or not), by endpoint index and failure kind.',
+      ['endpoint', 'kind'],
     );
     this.#intelAllDown = gauge(
       'arbor_intel_all_down',
@@ -160,7 +166,13 @@ export class ServeMetrics {
       if (event.costUsd !== undefined) this.#cost.inc(event.costUsd);
     },
     'model.call': (event) => {
-      this.#modelCalls.inc({ endpoint: String(event.endpoint) });
+      this.#modelCalls.inc({ endpoint: endpointLabel(event.endpoint) });
+    },
+    'model.error': (event) => {
+      this.#modelErrors.inc({
+        endpoint: endpointLabel(event.endpoint),
+        kind: errorKind(event.kind),
+      });
     },
     'intel.health': (event) => {
       this.intelAllDown(event.allDown);
@@ -220,4 +232,26 @@ function toolKind(name: string): string {
   const dot = name.indexOf('.');
   const family = dot < 0 ? name : name.slice(0, dot);
   return KINDS.has(family) ? family : 'other';
+}
+
+const ERROR_KINDS = new Set([
+  'connection',
+  'timeout',
+  'stream_error',
+  'auth',
+  'bad_request',
+  'bad_response',
+  'cancelled',
+]);
+
+/** A failure kind as a label, from a bounded set: HTTP statuses by class (`status_5xx`). */
+function errorKind(kind: string): string {
+  const status = /^status_([1-5])\d\d$/.exec(kind);
+  if (status !== null) return `status_${status[1] ?? ''}xx`;
+  return ERROR_KINDS.has(kind) ? kind : 'other';
+}
+
+/** An endpoint index as a label: a config holds at most a few; anything else is `other`. */
+function endpointLabel(index: number): string {
+  return Number.isInteger(index) && index >= 0 && index < 64 ? String(index) : 'other';
 }

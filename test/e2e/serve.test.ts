@@ -299,6 +299,7 @@ describe('arbor serve (a real process, the A2A SDK client)', () => {
       expect(text).toMatch(/^arbor_intel_all_down 0$/m);
       expect(text).toMatch(/^arbor_runs_finished_total\{status="failed"\} 1$/m);
       expect(text).toMatch(/^arbor_runs_started_total\{source="a2a"\} 1$/m);
+      expect(text).toMatch(/^arbor_model_errors_total\{endpoint="0",kind="connection"\} [1-9]/m);
       for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#')))
         expect(line).toMatch(/^[a-z_:][a-z0-9_:]*(\{[^}]*\})? -?[0-9.e+Inf-]+$/i);
     } finally {
