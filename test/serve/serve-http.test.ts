@@ -146,6 +146,38 @@ describe('arbor serve over HTTP (in process)', () => {
     expect(metrics).toContain('arbor_tasks_refused_total{reason="principal_runs"} 1');
   });
 
+  it('holds a principal to its tokens_per_day', async () => {
+    const { server } = await serveInProcess(
+      steps({ text: 'costly', usage: { input_tokens: 600, output_tokens: 500 } }),
+      {
+        env: { CAROL_TOKEN: 'carol-token-0123456789' },
+        serve: {
+          principal: [
+            { name: 'carol', role: 'user', token: 'env:CAROL_TOKEN', tokens_per_day: 1000 },
+          ],
+        },
+      },
+    );
+    const first = await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('one') },
+      'carol-token-0123456789',
+    );
+    expect(first.body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const second = await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('two') },
+      'carol-token-0123456789',
+    );
+    expect(second.body.error?.message).toMatch(
+      /carol has used 1100 tokens in the last 24 hours, its limit \(tokens_per_day\)/,
+    );
+  });
+
   it('drains: not ready, no new task, and the task going finishes before the drain ends', async () => {
     const { server } = await serveInProcess(steps({ text: 'finished', delay_ms: 300 }), principals);
     const going = await call(
