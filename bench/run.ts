@@ -6,6 +6,7 @@ import { benchDetector } from './detector.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
 import { benchSandbox } from './sandbox.js';
+import { benchServe } from './serve.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
 import type { BenchResult } from './stats.js';
@@ -23,6 +24,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
   sandbox: benchSandbox,
+  serve: benchServe,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,
 };
