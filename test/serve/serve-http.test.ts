@@ -146,6 +146,34 @@ describe('arbor serve over HTTP (in process)', () => {
     expect(metrics).toContain('arbor_tasks_refused_total{reason="principal_runs"} 1');
   });
 
+  it('is not ready at capacity, and serves /metrics to anyone with public_metrics', async () => {
+    const { server } = await serveInProcess(steps({ text: 'slow', delay_ms: 1500 }), {
+      ...principals,
+      serve: { ...principals.serve, max_runs: 1, public_metrics: true },
+    });
+    await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('fill it'), configuration: { returnImmediately: true } },
+      OPS,
+    );
+    const ready = await server.fetch(new Request(`${server.url}/readyz`));
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toBe('not ready: at capacity (1 runs)\n');
+    const refused = await call(
+      server,
+      server.url,
+      'SendMessage',
+      { message: userMessage('one more') },
+      ALICE,
+    );
+    expect(refused.body.error?.message).toMatch(/at capacity/);
+    const metrics = await server.fetch(new Request(`${server.url}/metrics`));
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^arbor_runs_active 1$/m);
+  });
+
   it('holds a principal to its tokens_per_day', async () => {
     const { server } = await serveInProcess(
       steps({ text: 'costly', usage: { input_tokens: 600, output_tokens: 500 } }),

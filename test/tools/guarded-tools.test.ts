@@ -158,6 +158,28 @@ describe('GuardedTools: the runtime trifecta', () => {
     expect(g.events.map(([kind]) => kind)).toContain('trifecta.held');
   });
 
+  it('holds a task sent to a remote A2A agent as egress, and leaves a local sub-agent alone', async () => {
+    const g = guard([
+      tool('web.search', 'news'),
+      tool('vault.get', 'k=v'),
+      tool('subagent.run', 'ok'),
+    ]);
+    await g.call('web.search');
+    await g.call('vault.get');
+    const local = await g.call('subagent.run', { instruction: 'summarise', provider: 'process' });
+    expect(local.isError).toBe(false);
+    const remote = await g.call('subagent.run', {
+      instruction: 'summarise',
+      provider: 'a2a',
+      peer: 'b',
+    });
+    expect(remote.isError).toBe(true);
+    expect(remote.content).toMatch(
+      /^`subagent\.run` refused: this agent has read untrusted content/,
+    );
+    expect(g.asked.map((request) => request.tool)).toEqual(['subagent.run']);
+  });
+
   it('lets it go when a person says yes', async () => {
     const g = guard(
       [tool('web.search', 'news'), tool('vault.get', 'k=v'), tool('http.fetch', 'sent')],
