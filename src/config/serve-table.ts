@@ -89,6 +89,12 @@ export const ServeTableSchema = z
     max_runs: Count.optional().describe(
       'Runs going at once; past it `/readyz` says 503 and new tasks are refused (default 16).',
     ),
+    public_url: z
+      .url()
+      .optional()
+      .describe(
+        'The base URL clients reach the server at (behind a proxy: `https://agents.example.com`), named by the agent card.',
+      ),
     public_metrics: z.boolean().optional().describe('Serve `/metrics` without a token.'),
     allowed_hosts: z
       .array(z.string().min(1))

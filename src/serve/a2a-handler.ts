@@ -61,10 +61,15 @@ export class ArborA2AHandler implements A2ARequestHandler {
   ): Promise<Message | Task> {
     await this.#checkPush(params);
     const live = this.#start(params, context);
-    await this.#registerPush(params, live);
-    if (params.configuration?.returnImmediately === true) return shaped(live.task, params);
+    if (params.configuration?.returnImmediately === true) {
+      this.#registerPush(params, live);
+      return shaped(live.task, params);
+    }
+    // Attached at once: nothing the task does from its start is missed.
+    const updates = live.feed.read(pause, signalOf(context));
+    this.#registerPush(params, live);
     // Until the task ends or waits for a person.
-    for await (const _ of live.feed.read(pause)) {
+    for await (const _ of updates) {
       // Each update is saved as it happens; the reply is the task as it stands.
     }
     await settled(live);
@@ -77,8 +82,8 @@ export class ArborA2AHandler implements A2ARequestHandler {
   ): AsyncGenerator<StreamResponse> {
     await this.#checkPush(params);
     const live = this.#start(params, context);
-    await this.#registerPush(params, live);
-    const updates = live.feed.read(pause);
+    const updates = live.feed.read(pause, signalOf(context));
+    this.#registerPush(params, live);
     yield { payload: { $case: 'task', value: shaped(live.task, params) } };
     yield* updates;
   }
@@ -134,7 +139,7 @@ export class ArborA2AHandler implements A2ARequestHandler {
     if (isFinal(task.status?.state))
       throw new UnsupportedOperationError(`Task ${params.id} has ended; read it with GetTask.`);
     const live = this.#tasks.liveTask(params.id);
-    const updates = live?.feed.read((update) => isFinal(stateOf(update)));
+    const updates = live?.feed.read((update) => isFinal(stateOf(update)), signalOf(context));
     yield { payload: { $case: 'task', value: live?.task ?? task } };
     if (updates !== undefined) yield* updates;
   }
@@ -186,9 +191,10 @@ export class ArborA2AHandler implements A2ARequestHandler {
     await this.#notifications.check(push.url);
   }
 
-  async #registerPush(params: SendMessageRequest, live: LiveTask): Promise<void> {
+  /** The push config given with the message (its URL already checked), kept with the new task. */
+  #registerPush(params: SendMessageRequest, live: LiveTask): void {
     const push = params.configuration?.taskPushNotificationConfig;
-    if (push !== undefined) await this.#notifications.register(live.task.id, push);
+    if (push !== undefined) this.#notifications.save(live.task, push);
   }
 
   /** A new task, or the reply to the question a task waits on. */
@@ -201,6 +207,14 @@ export class ArborA2AHandler implements A2ARequestHandler {
       ? this.#tasks.create(message, principal)
       : this.#tasks.reply(message.taskId, message, principal);
   }
+}
+
+/** Aborted when the caller goes away (the HTTP layer puts it on the call context). */
+export const SIGNAL_KEY = 'arbor/signal';
+
+function signalOf(context: ServerCallContext): AbortSignal | undefined {
+  const signal = context.state.get(SIGNAL_KEY);
+  return signal instanceof AbortSignal ? signal : undefined;
 }
 
 export function principalOf(context: ServerCallContext): Principal {
@@ -219,6 +233,12 @@ function stateOf(update: StreamResponse): TaskState | undefined {
 
 /** Where a stream of a send stops: the task ended, or waits for a person. */
 function pause(update: StreamResponse): boolean {
+  // A progress update (`arbor/event`) repeats the state; only a change of state stops.
+  if (
+    update.payload?.$case === 'statusUpdate' &&
+    update.payload.value.metadata?.['arbor/event'] !== undefined
+  )
+    return false;
   const state = stateOf(update);
   return isFinal(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED;
 }

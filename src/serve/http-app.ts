@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
 import { streamSSE } from 'hono/streaming';
 import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import {
@@ -8,7 +9,7 @@ import {
   type A2ARequestHandler,
 } from '@a2a-js/sdk/server';
 import { cardJson, JSONRPC_PATH } from './agent-card.js';
-import { PRINCIPAL_KEY } from './a2a-handler.js';
+import { PRINCIPAL_KEY, SIGNAL_KEY } from './a2a-handler.js';
 import type { Principal, Principals } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
 
@@ -57,8 +58,8 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
   });
 
   app.use('*', async (c, next) => {
-    // The URL's authority is the `Host` header as the request came (in process, the URL's own).
-    const host = new URL(c.req.url).host.toLowerCase();
+    // The `Host` header as sent (a request made in process has none: its URL's authority).
+    const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
     const hosts = options.hosts();
     if (hosts !== undefined && !hosts.has(host))
       return c.json({ error: `Host \`${host}\` is not one this server answers to.` }, 421);
@@ -70,8 +71,19 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     return undefined;
   });
 
+  // A browser may call from an origin `[serve] allowed_origins` names (its preflight answered).
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => (options.origins.has(origin.toLowerCase()) ? origin : null),
+      allowHeaders: ['authorization', 'content-type', 'a2a-version', 'a2a-extensions'],
+      allowMethods: ['GET', 'POST'],
+      maxAge: 600,
+    }),
+  );
+
   app.get('/.well-known/agent-card.json', (c) =>
-    c.json(cardJson(options.card(new URL(c.req.url).host.toLowerCase()))),
+    c.json(cardJson(options.card((c.req.header('host') ?? new URL(c.req.url).host).toLowerCase()))),
   );
 
   app.get('/metrics', async (c) => {
@@ -100,9 +112,14 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       });
     }
     const version = c.req.header(A2A_VERSION_HEADER);
+    // Ends the readers of a task when the caller goes away, so none is left waiting.
+    const gone = new AbortController();
     const context = new ServerCallContext({
       ...(version === undefined ? {} : { requestedVersion: version }),
-      state: new Map<string, unknown>([[PRINCIPAL_KEY, principal]]),
+      state: new Map<string, unknown>([
+        [PRINCIPAL_KEY, principal],
+        [SIGNAL_KEY, AbortSignal.any([c.req.raw.signal, gone.signal])],
+      ]),
     });
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return c.json({
@@ -136,6 +153,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     }
     return streamSSE(c, async (stream) => {
       stream.onAbort(() => {
+        gone.abort();
         void iterator.return(undefined);
       });
       try {

@@ -29,6 +29,8 @@ export interface LiveTaskHooks {
   gateOpened(task: Task, gate: OpenGate): void;
   /** The run ended and the task is final (or the server stopped following it). */
   ended(task: Task): void;
+  /** A hook failed while the task followed its run (the task goes on). */
+  failed?(error: unknown): void;
 }
 
 /** Run events a task's readers see as progress (`arbor/event` in a WORKING status update). */
@@ -61,8 +63,16 @@ export class LiveTask {
   readonly done: Promise<void>;
 
   /** `started` is the status text of the task as it starts working (saved before anything else). */
-  constructor(task: Task, owner: string, handle: RunHandle, hooks: LiveTaskHooks, started: string) {
+  constructor(
+    task: Task,
+    owner: string,
+    handle: RunHandle,
+    hooks: LiveTaskHooks,
+    started: string,
+    tokens = 0,
+  ) {
     this.#task = task;
+    this.#tokens = tokens;
     this.owner = owner;
     this.#handle = handle;
     this.runId = handle.runId;
@@ -105,10 +115,13 @@ export class LiveTask {
   }
 
   async #follow(): Promise<void> {
-    try {
-      for await (const event of this.#handle.events) this.#onEvent(event);
-    } catch {
-      // The stream ends with the run; how the run ended is read from its result below.
+    for await (const event of this.#handle.events) {
+      try {
+        this.#onEvent(event);
+      } catch (error) {
+        // A hook that failed (a store write, a notification) costs this event, not the others.
+        this.#hooks.failed?.(error);
+      }
     }
     let artifact;
     let state: TaskState;
@@ -132,27 +145,36 @@ export class LiveTask {
       state = TaskState.TASK_STATE_FAILED;
       why = `The run could not start: ${error instanceof Error ? error.message : String(error)}`;
     }
-    if (artifact !== undefined) {
-      this.#task.artifacts = [artifact];
-      this.#hooks.save(this.#task, this.#tokens);
-      this.feed.push({
-        payload: {
-          $case: 'artifactUpdate',
-          value: {
-            taskId: this.#task.id,
-            contextId: this.#task.contextId,
-            artifact,
-            append: false,
-            lastChunk: true,
-            metadata: undefined,
-          },
-        },
-      });
+    try {
+      if (artifact !== undefined) this.#finishArtifact(artifact);
+      this.#gates.length = 0;
+      this.#setStatus(state, why);
+    } catch (error) {
+      this.#hooks.failed?.(error);
+    } finally {
+      // Readers and the server's count of live tasks are let go whatever failed above.
+      this.feed.close();
+      this.#hooks.ended(this.task);
     }
-    this.#gates.length = 0;
-    this.#setStatus(state, why);
-    this.feed.close();
-    this.#hooks.ended(this.task);
+  }
+
+  /** The run's answer as the task's artifact: saved, then told to its readers. */
+  #finishArtifact(artifact: NonNullable<Task['artifacts'][number]>): void {
+    this.#task.artifacts = [artifact];
+    this.#hooks.save(this.#task, this.#tokens);
+    this.feed.push({
+      payload: {
+        $case: 'artifactUpdate',
+        value: {
+          taskId: this.#task.id,
+          contextId: this.#task.contextId,
+          artifact,
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        },
+      },
+    });
   }
 
   #onEvent(event: ArborEvent): void {

@@ -7,6 +7,8 @@ import type { Webhooks } from './webhooks.js';
 
 /** The header a push notification's `token` is sent in (A2A). */
 const TOKEN_HEADER = 'X-A2A-Notification-Token';
+/** Push configs one task may have. */
+const MAX_CONFIGS_PER_TASK = 10;
 
 /**
  * Telling people and systems what tasks do without their watching: A2A push notifications (each
@@ -18,7 +20,8 @@ export class Notifications {
   readonly #store: SqliteTasks;
   readonly #webhooks: Webhooks;
   readonly #onGate: { url: string; token?: string } | undefined;
-  readonly #lastState = new Map<string, TaskState | undefined>();
+  /** What each task's last notification said (its state and status message), not to repeat it. */
+  readonly #lastState = new Map<string, string>();
 
   constructor(
     store: SqliteTasks,
@@ -38,11 +41,28 @@ export class Notifications {
       throw new RequestMalformedError(`Push notifications cannot go to ${url}: ${refused}.`);
   }
 
+  /**
+   * Keeps a config whose URL was just checked with the task it was given for, and tells it the
+   * task as it stands (it missed the start).
+   */
+  save(task: Task, config: TaskPushNotificationConfig): void {
+    const saved = this.#keep(task.id, config);
+    void this.#webhooks.send(saved.url, taskBody(task), authHeaders(saved));
+  }
+
   async register(
     taskId: string,
     config: TaskPushNotificationConfig,
   ): Promise<TaskPushNotificationConfig> {
     await this.check(config.url);
+    return this.#keep(taskId, config);
+  }
+
+  #keep(taskId: string, config: TaskPushNotificationConfig): TaskPushNotificationConfig {
+    if (this.list(taskId).length >= MAX_CONFIGS_PER_TASK)
+      throw new RequestMalformedError(
+        `Task ${taskId} has ${MAX_CONFIGS_PER_TASK} push notification configs, the most it may have.`,
+      );
     const saved: TaskPushNotificationConfig = {
       ...config,
       taskId,
@@ -71,8 +91,10 @@ export class Notifications {
   /** A task was saved: when its state changed, each of its push configs is told. */
   taskChanged(task: Task): void {
     const state = task.status?.state;
-    if (this.#lastState.get(task.id) === state) return;
-    this.#lastState.set(task.id, state);
+    // One question after another is a change too: the status message says which.
+    const said = `${String(state)}:${task.status?.message?.messageId ?? ''}`;
+    if (this.#lastState.get(task.id) === said) return;
+    this.#lastState.set(task.id, said);
     if (
       state === TaskState.TASK_STATE_COMPLETED ||
       state === TaskState.TASK_STATE_FAILED ||
@@ -82,7 +104,7 @@ export class Notifications {
       this.#lastState.delete(task.id);
     const configs = this.list(task.id);
     if (configs.length === 0) return;
-    const body = JSON.stringify(StreamResponse.toJSON({ payload: { $case: 'task', value: task } }));
+    const body = taskBody(task);
     for (const config of configs) void this.#webhooks.send(config.url, body, authHeaders(config));
   }
 
@@ -114,4 +136,9 @@ function authHeaders(config: TaskPushNotificationConfig): Record<string, string>
   if (auth !== undefined && auth.scheme !== '' && auth.credentials !== '')
     return { authorization: `${auth.scheme} ${auth.credentials}` };
   return config.token === '' ? {} : { [TOKEN_HEADER]: config.token };
+}
+
+/** A push notification's body: the task, as the protocol's JSON writes a stream response. */
+function taskBody(task: Task): string {
+  return JSON.stringify(StreamResponse.toJSON({ payload: { $case: 'task', value: task } }));
 }

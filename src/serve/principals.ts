@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PrincipalEntry } from '../config/index.js';
 import { ArborError } from '../protocol/index.js';
@@ -50,10 +50,7 @@ export class Principals {
   ): Principals {
     if (entries.length === 0) {
       const token = randomBytes(32).toString('base64url');
-      if (tokenFile !== undefined) {
-        mkdirSync(path.dirname(tokenFile), { recursive: true });
-        writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-      }
+      if (tokenFile !== undefined) writeSecretFile(tokenFile, `${token}\n`);
       return new Principals(
         [{ principal: { name: GENERATED, role: 'operator' }, digest: digest(token) }],
         {
@@ -88,6 +85,11 @@ export class Principals {
     return new Principals(resolved);
   }
 
+  /** The principal of this name, if there is one. */
+  byName(name: string): Principal | undefined {
+    return this.#entries.find((entry) => entry.principal.name === name)?.principal;
+  }
+
   /** The principal an `Authorization: Bearer …` header names, or undefined (anonymous). */
   authenticate(authorization: string | undefined): Principal | undefined {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -103,4 +105,15 @@ export class Principals {
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * Writes a secret to a file only this user may read: an old file (or a link planted in its
+ * place) is removed first and the new one is created exclusively (`wx`, which never follows a
+ * link), with mode 0600 from its creation.
+ */
+function writeSecretFile(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  rmSync(file, { force: true });
+  writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
 }

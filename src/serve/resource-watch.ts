@@ -11,6 +11,8 @@ export interface ResourceContent {
 }
 
 interface Watch {
+  /** Names it, for `unwatch`. */
+  id: string;
   uri: string;
   debounceMs: number;
   onChange(content: ResourceContent): void;
@@ -37,13 +39,34 @@ export class ResourceWatch {
 
   /** Subscribes to a resource of a configured server; `setupTool` is called once after. */
   async watch(server: string, watch: Omit<Watch, 'timer'>, setupTool?: string): Promise<void> {
+    if (this.#closed) throw new ArborError('usage', 'The server is stopping: no new subscription.');
     const { client } = await this.#connect(server);
     const key = `${server}\n${watch.uri}`;
     const list = this.#watches.get(key) ?? [];
+    // Subscribed first: a watch whose subscription failed is not kept.
+    if (list.length === 0) await client.subscribeResource({ uri: watch.uri });
     list.push({ ...watch });
     this.#watches.set(key, list);
-    if (list.length === 1) await client.subscribeResource({ uri: watch.uri });
     if (setupTool !== undefined) await client.callTool({ name: setupTool, arguments: {} });
+  }
+
+  /** Stops a watch (by the `id` it was made with); the last of a resource unsubscribes. */
+  unwatch(server: string, uri: string, id: string): void {
+    const key = `${server}\n${uri}`;
+    const list = (this.#watches.get(key) ?? []).filter((watch) => {
+      if (watch.id !== id) return true;
+      clearTimeout(watch.timer);
+      return false;
+    });
+    if (list.length > 0) {
+      this.#watches.set(key, list);
+      return;
+    }
+    this.#watches.delete(key);
+    void this.#connections
+      .get(server)
+      ?.then(({ client }) => client.unsubscribeResource({ uri }))
+      .catch(() => undefined);
   }
 
   /** Reads a resource now. */
@@ -98,6 +121,10 @@ export class ResourceWatch {
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
         this.#updated(name, notification.params.uri);
       });
+      // A connection that drops is forgotten: the next watch of this server connects again.
+      client.onclose = () => {
+        if (this.#connections.get(name) === connecting) this.#connections.delete(name);
+      };
       await client.connect(opened.channel.transport, { timeout: spec.connect_timeout_ms });
       return { client, channel: opened.channel };
     })();

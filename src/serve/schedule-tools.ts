@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_DURATION_MS, parseDuration } from '../config/index.js';
-import { defineTool, type HostTool } from '../tools/index.js';
+import { defineTool, type HostTool, type HostToolContext } from '../tools/index.js';
 import type { Triggers } from './triggers.js';
 
 /** What the tools need of the server, set once it is built (the tools are made before it). */
@@ -14,15 +14,21 @@ export interface ScheduleHost {
 const MIN_EVERY_MS = 1000;
 
 /**
- * The tools an agent under `arbor serve` schedules itself with: `schedule.at`, `schedule.every`,
+ * The tools an agent under `arbor serve` schedules itself with (a task's root only): `schedule.at`, `schedule.every`,
  * `resource.subscribe` and `schedule.cancel`. Served by the supervisor; each request is written
  * to the store before the tool answers, and the runs it starts are the principal's whose task
  * asked. `arbor run` does not offer them: a one-shot run has nothing to honour them.
  */
 export function scheduleTools(host: ScheduleHost): HostTool[] {
-  const context = (runId: string): { triggers: Triggers; owner: string } => {
+  const context = (ctx: HostToolContext): { triggers: Triggers; owner: string } => {
+    // Only a task's root schedules: a sub-agent holds a narrowed grant, and a run it started
+    // later would hold the root's.
+    if (ctx.depth > 0)
+      throw new Error(
+        'only the root agent of a task schedules runs; say so in your answer instead',
+      );
     const triggers = host.triggers;
-    const owner = host.ownerOf?.(runId);
+    const owner = host.ownerOf?.(ctx.runId);
     if (triggers === undefined || owner === undefined)
       throw new Error('this run is not one of the server’s tasks, so it cannot schedule runs');
     return { triggers, owner };
@@ -31,6 +37,8 @@ export function scheduleTools(host: ScheduleHost): HostTool[] {
   return [
     defineTool({
       name: 'schedule.at',
+      // What it starts later acts on what this agent wrote now: the trifecta judges it as egress.
+      tags: ['egress'],
       description:
         'Start a new run later with an instruction: after a duration (`after: "10m"`) or at a time (`at`, ISO 8601). Returns the schedule id.',
       input: z.strictObject({
@@ -49,13 +57,15 @@ export function scheduleTools(host: ScheduleHost): HostTool[] {
           afterMs = Math.max(0, when - Date.now());
           if (afterMs > MAX_DURATION_MS) throw new Error('`at` is more than 24 days away');
         }
-        const { triggers, owner } = context(ctx.runId);
+        const { triggers, owner } = context(ctx);
         const record = triggers.scheduleAt(owner, afterMs, instruction, ctx.runId);
         return { schedule: record.id, at: new Date(record.nextAt ?? Date.now()).toISOString() };
       },
     }),
     defineTool({
       name: 'schedule.every',
+      // What it starts later acts on what this agent wrote now: the trifecta judges it as egress.
+      tags: ['egress'],
       description:
         'Start a new run with an instruction every so often (`every: "1h"`), `times` times or until cancelled. Returns the schedule id.',
       input: z.strictObject({
@@ -71,13 +81,15 @@ export function scheduleTools(host: ScheduleHost): HostTool[] {
       run: ({ instruction, every, times }, ctx) => {
         const everyMs = duration(every, '`every`');
         if (everyMs < MIN_EVERY_MS) throw new Error('`every` must be at least 1s');
-        const { triggers, owner } = context(ctx.runId);
+        const { triggers, owner } = context(ctx);
         const record = triggers.scheduleEvery(owner, everyMs, instruction, times, ctx.runId);
         return { schedule: record.id, first: new Date(record.nextAt ?? Date.now()).toISOString() };
       },
     }),
     defineTool({
       name: 'resource.subscribe',
+      // What it starts later acts on what this agent wrote now: the trifecta judges it as egress.
+      tags: ['egress'],
       description:
         'Start a new run with an instruction whenever an MCP resource changes (the run is given its new content). Returns the subscription id.',
       input: z.strictObject({
@@ -86,7 +98,7 @@ export function scheduleTools(host: ScheduleHost): HostTool[] {
         instruction: z.string().min(1).describe('What each run is to do with the new content.'),
       }),
       run: async ({ server, uri, instruction }, ctx) => {
-        const { triggers, owner } = context(ctx.runId);
+        const { triggers, owner } = context(ctx);
         const record = await triggers.subscribe(owner, server, uri, instruction, ctx.runId);
         return { subscription: record.id };
       },
@@ -97,7 +109,7 @@ export function scheduleTools(host: ScheduleHost): HostTool[] {
         'Cancel a schedule or subscription made with schedule.at, schedule.every or resource.subscribe.',
       input: z.strictObject({ id: z.string().min(1).describe('The id the tool returned.') }),
       run: ({ id }, ctx) => {
-        const { triggers, owner } = context(ctx.runId);
+        const { triggers, owner } = context(ctx);
         if (!triggers.cancel(owner, id)) throw new Error(`no schedule \`${id}\` of yours`);
         return { cancelled: id };
       },

@@ -53,6 +53,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How long notifications still queued may take to go out when the server stops. */
+const NOTIFY_GRACE_MS = 5000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
 /** How long the event loop may go without a tick before `/healthz` says it has stalled. */
 const STALL_MS = 10_000;
 
@@ -92,6 +99,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onGate: (task, gate) => {
       notifications.gateOpened(task, gate);
     },
+    principal: (name) => principals.byName(name),
+    warn,
   });
   const triggers = new Triggers({
     tasks,
@@ -112,6 +121,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let tick = Date.now();
   const heartbeat = setInterval(() => {
     tick = Date.now();
+    metrics.ready(notReady() === undefined, tasks.draining);
   }, 1000).unref();
   const notReady = (): string | undefined => {
     if (tasks.draining) return 'draining';
@@ -127,7 +137,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const app = httpApp({
     handler,
     // The card names the address the caller reached (a `Host` already checked).
-    card: (host) => agentCard(host === '' ? baseUrl(port) : `${scheme}://${host}`, table),
+    // The card names `[serve] public_url`, else the address the caller reached when that was
+    // checked against a list, else the listen address: never a `Host` nobody checked.
+    card: (host) =>
+      agentCard(
+        table?.public_url?.replace(/\/+$/, '') ??
+          (hosts !== undefined && host !== '' ? `${scheme}://${host}` : baseUrl(port)),
+        table,
+      ),
     principals,
     metrics,
     state: {
@@ -138,7 +155,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
       alive: () => Date.now() - tick < STALL_MS,
     },
-    hosts: () => hosts?.(port),
+    hosts: () => hosts?.(port, options.tls === undefined ? 80 : 443),
     origins: new Set(
       (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
     ),
@@ -146,7 +163,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const server = await listen(app.fetch, options);
   port = (server.address() as AddressInfo).port;
-  const resumed = tasks.takeUp();
+  // Triggers are armed before any interrupted run is taken up: one that cannot be armed (a bad
+  // cron, an MCP server down) stops the server and leaves those runs to the next start.
   try {
     await triggers.start();
   } catch (error) {
@@ -156,10 +174,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         resolve();
       });
     });
-    await tasks.cancelAll('the server could not start');
+    clearInterval(heartbeat);
     await arbor.close();
     throw error;
   }
+  const resumed = tasks.takeUp();
 
   const stopListening = (): Promise<void> =>
     new Promise((resolve) => {
@@ -188,6 +207,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await stopListening();
       clearInterval(heartbeat);
       intel.stop();
+      // The last notifications (a task's final state) get a moment to go out.
+      await Promise.race([webhooks.idle(), delay(NOTIFY_GRACE_MS)]);
       if (left.length === 0) await arbor.close();
       else store.flush();
       return left;
@@ -196,6 +217,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await triggers.close();
       await tasks.cancelAll('the server is closing');
       await stopListening();
+      await Promise.race([webhooks.idle(), delay(NOTIFY_GRACE_MS)]);
       clearInterval(heartbeat);
       intel.stop();
       await arbor.close();
@@ -258,14 +280,18 @@ function hostForUrl(host: string): string {
 function allowedHosts(
   host: string,
   table: ServeTable | undefined,
-): ((port: number) => Set<string>) | undefined {
+): ((port: number, defaultPort: number) => Set<string>) | undefined {
   const configured = (table?.allowed_hosts ?? []).map((name) => name.toLowerCase());
   if (!isLoopback(host) && configured.length === 0) return undefined;
-  return (port) => {
+  return (port, defaultPort) => {
     const names = isLoopback(host)
       ? ['localhost', '127.0.0.1', '[::1]', hostForUrl(host)]
       : [hostForUrl(host)];
-    return new Set([...names.map((name) => `${name}:${port}`), ...configured]);
+    // On the scheme's own port a client leaves the port out of `Host`.
+    const forms = names.flatMap((name) =>
+      port === defaultPort ? [name, `${name}:${port}`] : [`${name}:${port}`],
+    );
+    return new Set([...forms, ...configured]);
   };
 }
 

@@ -40,6 +40,10 @@ export interface TaskServiceOptions {
   onGate?(task: Task, gate: OpenGate): void;
   /** A task's state changed (push notifications). */
   onChange?(task: Task): void;
+  /** A problem worth an operator's eye (a task's record that could not be written). */
+  warn?(line: string): void;
+  /** The configured principal of this name, whose limits bind the runs its schedules start. */
+  principal?(name: string): Principal | undefined;
 }
 
 /**
@@ -100,7 +104,7 @@ export class TaskService {
 
   /**
    * A task the server starts itself (a trigger, or a run an agent scheduled): owned by `owner`,
-   * within the server's capacity but not a principal's limits (its schedule was checked when made).
+   * within the server's capacity and drain, and the owner's limits when it is a principal.
    */
   startBy(
     owner: string,
@@ -108,9 +112,7 @@ export class TaskService {
     source: 'trigger' | 'schedule',
     metadata: Record<string, unknown>,
   ): LiveTask {
-    if (this.#draining) throw new TaskRefused('The server is draining: it takes no new task.');
-    if (this.atCapacity)
-      throw new TaskRefused(`The server is at capacity (${this.#o.maxRuns} runs).`);
+    this.#admit(this.#o.principal?.(owner) ?? { name: owner, role: 'operator' });
     const id = randomUUID();
     const contextId = randomUUID();
     const message: Message = {
@@ -218,6 +220,7 @@ export class TaskService {
           this.#o.arbor.resume(record.runId),
           'resume',
           'The run resumed after a restart.',
+          record.tokens,
         );
         resumed++;
       } else if (run !== undefined && run.status !== 'running') {
@@ -259,11 +262,16 @@ export class TaskService {
         refuse('principal_runs', `${principal.name} has ${mine} runs going, its limit (max_runs).`);
     }
     if (principal.tokensPerDay !== undefined) {
+      // Finished tasks as stored; live ones as they stand now (their stored count lags).
+      const live = this.live.filter((task) => task.owner === principal.name);
+      const stored = live.reduce(
+        (sum, task) => sum + (this.#o.store.tasks.get(task.task.id)?.tokens ?? 0),
+        0,
+      );
       const used =
-        this.#o.store.tasks.tokensSince(principal.name, Date.now() - DAY_MS) +
-        this.live
-          .filter((task) => task.owner === principal.name)
-          .reduce((sum, task) => sum + task.tokens, 0);
+        this.#o.store.tasks.tokensSince(principal.name, Date.now() - DAY_MS) -
+        stored +
+        live.reduce((sum, task) => sum + task.tokens, 0);
       if (used >= principal.tokensPerDay)
         refuse(
           'principal_tokens',
@@ -278,6 +286,7 @@ export class TaskService {
     handle: RunHandle,
     source: RunSource,
     started: string,
+    tokens = 0,
   ): LiveTask {
     this.#o.metrics.runStarted(source);
     const createdAt = Date.now();
@@ -306,6 +315,11 @@ export class TaskService {
         gateOpened: (current, gate) => {
           this.#o.onGate?.(current, gate);
         },
+        failed: (error) => {
+          this.#o.warn?.(
+            `task ${task.id}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        },
         ended: (current) => {
           this.#live.delete(current.id);
           const status: unknown = current.metadata?.['arbor/status'];
@@ -313,6 +327,7 @@ export class TaskService {
         },
       },
       started,
+      tokens,
     );
     this.#live.set(task.id, live);
     return live;

@@ -14,6 +14,11 @@ import type { TaskService } from './task-service.js';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Resource content given to a run, at most (the rest is cut, and says so). */
 const MAX_CONTENT_CHARS = 64 * 1024;
+/** How long a schedule that came due while the server said no waits before it tries again. */
+const RETRY_REFUSED_MS = 30_000;
+
+type FireResult = 'started' | 'skipped_overlap' | 'refused';
+
 /** Schedules and subscriptions one principal's agents may hold at once. */
 export const MAX_SCHEDULES_PER_OWNER = 100;
 
@@ -122,6 +127,8 @@ export class Triggers {
     if (record === undefined) return false;
     clearTimeout(this.#timers.get(id));
     this.#timers.delete(id);
+    if (record.server !== undefined && record.uri !== undefined)
+      this.#o.watch.unwatch(record.server, record.uri, id);
     return this.#o.store.deleteSchedule(id);
   }
 
@@ -185,6 +192,7 @@ export class Triggers {
       await this.#o.watch.watch(
         resource.server,
         {
+          id: `trigger:${trigger.name}`,
           uri: resource.uri,
           debounceMs,
           onChange: (content) => {
@@ -222,12 +230,20 @@ export class Triggers {
     }
     const due = Math.max(0, (record.nextAt ?? this.#now()) - this.#now());
     this.#later(record.id, due, () => {
-      this.#fireSchedule(record, record.instruction);
+      const fired = this.#fireSchedule(record, record.instruction);
       if (record.kind === 'at') {
-        this.#o.store.deleteSchedule(record.id);
+        // Refused now (capacity, a drain, a limit): tried again later, not lost.
+        if (fired === 'refused') {
+          const next = { ...record, nextAt: this.#now() + RETRY_REFUSED_MS };
+          this.#o.store.putSchedule(next);
+          void this.#armSchedule(next, false);
+        } else this.#o.store.deleteSchedule(record.id);
         return;
       }
-      const remaining = record.remaining === undefined ? undefined : record.remaining - 1;
+      const remaining =
+        record.remaining === undefined || fired !== 'started'
+          ? record.remaining
+          : record.remaining - 1;
       if (remaining !== undefined && remaining <= 0) {
         this.#o.store.deleteSchedule(record.id);
         return;
@@ -246,6 +262,7 @@ export class Triggers {
     const { server, uri } = record;
     if (server === undefined || uri === undefined) return;
     await this.#o.watch.watch(server, {
+      id: record.id,
       uri,
       debounceMs: 250,
       onChange: (content) => {
@@ -259,8 +276,8 @@ export class Triggers {
     });
   }
 
-  #fireSchedule(record: ScheduleRecord, instruction: string): void {
-    this.#fire(record.id, 'self', record.owner, instruction, 'schedule', {
+  #fireSchedule(record: ScheduleRecord, instruction: string): FireResult {
+    return this.#fire(record.id, 'self', record.owner, instruction, 'schedule', {
       'arbor/schedule': record.id,
       ...(record.source === undefined ? {} : { 'arbor/scheduled_by': record.source }),
     });
@@ -274,22 +291,27 @@ export class Triggers {
     instruction: string,
     source: 'trigger' | 'schedule',
     metadata: Record<string, unknown>,
-  ): void {
-    if (this.#closed) return;
+  ): FireResult {
+    if (this.#closed) return 'refused';
     const last = this.#running.get(key);
     if (last !== undefined && !isFinal(last.state)) {
       this.#o.metrics.triggerRun(label, 'skipped_overlap');
-      return;
+      return 'skipped_overlap';
     }
     try {
       const live = this.#o.tasks.startBy(owner, instruction, source, metadata);
       this.#running.set(key, live);
+      void live.done.then(() => {
+        if (this.#running.get(key) === live) this.#running.delete(key);
+      });
       this.#o.metrics.triggerRun(label, 'started');
+      return 'started';
     } catch (error) {
       this.#o.metrics.triggerRun(label, 'refused');
       this.#o.warn(
         `${label === 'self' ? `schedule ${key}` : `trigger ${label}`}: not started: ${error instanceof Error ? error.message : String(error)}`,
       );
+      return 'refused';
     }
   }
 

@@ -3,6 +3,8 @@ import { permitsNet } from '../authority/index.js';
 import { specialAddress } from '../authority/special-addresses.js';
 import { fetchPinned } from '../tools/builtin/fetch-pinned.js';
 
+/** How long resolving a host may take. */
+const LOOKUP_TIMEOUT_MS = 5000;
 /** How long one delivery may take. */
 const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -91,7 +93,16 @@ export class Webhooks {
     const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
     let first: { address: string; family: number } | undefined;
     try {
-      first = (await lookup(host, { all: true, verbatim: true }))[0];
+      first = (
+        await Promise.race([
+          lookup(host, { all: true, verbatim: true }),
+          new Promise<never>((_, reject) => {
+            setTimeout(() => {
+              reject(Object.assign(new Error('timeout'), { code: 'a timeout' }));
+            }, LOOKUP_TIMEOUT_MS).unref();
+          }),
+        ])
+      )[0];
     } catch (error) {
       return {
         ok: false,
@@ -106,7 +117,7 @@ export class Webhooks {
     if (special !== undefined && !named)
       return {
         ok: false,
-        reason: `${host} resolves to ${first.address}, ${special}; only a \`[serve] webhook_allow\` entry naming it allows that`,
+        reason: `${host} resolves to ${special}; only a \`[serve] webhook_allow\` entry naming it allows that`,
       };
     return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
   }

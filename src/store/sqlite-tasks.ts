@@ -82,9 +82,7 @@ export class SqliteTasks {
 
   /** Tasks in any of these states (those a restarted server takes up again). */
   inStates(states: readonly number[]): TaskRecord[] {
-    return (this.#s.all.all() as TaskRow[])
-      .filter((row) => states.includes(row.state))
-      .map(taskFromRow);
+    return (this.#s.inStates.all(JSON.stringify(states)) as TaskRow[]).map(taskFromRow);
   }
 
   /** Tokens used by an owner's tasks created since `since`. */
@@ -149,7 +147,9 @@ function prepare(db: SqlDatabase) {
        ORDER BY updated_at DESC, id DESC LIMIT @limit`,
     ),
     count: db.prepare(`SELECT COUNT(*) AS n FROM a2a_tasks WHERE ${FILTER}`),
-    all: db.prepare('SELECT * FROM a2a_tasks ORDER BY created_at'),
+    inStates: db.prepare(
+      'SELECT * FROM a2a_tasks WHERE state IN (SELECT value FROM json_each(?)) ORDER BY created_at',
+    ),
     tokens: db.prepare(
       'SELECT SUM(tokens) AS n FROM a2a_tasks WHERE owner = ? AND created_at >= ?',
     ),

@@ -27,6 +27,8 @@ import {
   type TerminalStatus,
 } from '../protocol/index.js';
 
+/** How long reading a peer's agent card may take. */
+const CONNECT_TIMEOUT_MS = 15_000;
 /** How long a `CancelTask` sent to a peer may take before the node ends without its answer. */
 const CANCEL_WAIT_MS = 5000;
 
@@ -75,39 +77,44 @@ async function delegate(
   };
   let client: Client;
   try {
-    client = await connect(peer);
+    client = await connect(
+      peer,
+      AbortSignal.any([channel.signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
+    );
   } catch (error) {
     return outcomeOf('failed', null, `A2A peer \`${peer.name}\` cannot be reached: ${why(error)}`);
   }
   // Whatever the peer says from here on is untrusted content.
   event('trajectory', { exposed: true, sensitive: false, risk: 0, exposed_by: `a2a:${peer.name}` });
-  const remote: { task?: Task; text: string } = { text: '' };
+  const remote: Remote = { text: '' };
   const stop = new AbortController();
+  const cancelling = { wanted: false, sent: false };
+  // Called on cancel, and after each update: a cancel that came before the peer named its task
+  // is sent as soon as it does.
   const cancel = (): void => {
-    const id = remote.task?.id;
-    const sent =
-      id === undefined
-        ? Promise.resolve()
-        : client
-            .cancelTask(CancelTaskRequest.fromJSON({ id }), {
-              signal: AbortSignal.timeout(CANCEL_WAIT_MS),
-            })
-            .then(
-              () => undefined,
-              () => undefined,
-            );
-    // The stream ends with the peer's CANCELED; a peer that does not say so is let go.
-    void sent.then(() => {
+    if (!cancelling.wanted) {
+      cancelling.wanted = true;
+      // The stream ends with the peer's CANCELED; a peer that does not say so is let go.
       setTimeout(() => {
         stop.abort();
-      }, CANCEL_WAIT_MS).unref();
-    });
+      }, 2 * CANCEL_WAIT_MS).unref();
+    }
+    const id = remote.task?.id;
+    if (id === undefined || cancelling.sent) return;
+    cancelling.sent = true;
+    void client
+      .cancelTask(CancelTaskRequest.fromJSON({ id }), {
+        signal: AbortSignal.timeout(CANCEL_WAIT_MS),
+      })
+      .catch(() => undefined);
   };
   channel.signal.addEventListener('abort', cancel, { once: true });
   let message = outgoing(seedText(payload), undefined);
   try {
     for (;;) {
-      const state = await follow(client, message, remote, stop.signal, event);
+      const state = await follow(client, message, remote, stop.signal, event, () => {
+        if (cancelling.wanted) cancel();
+      });
       if (state !== TaskState.TASK_STATE_INPUT_REQUIRED || channel.signal.aborted) break;
       const question = statusText(remote.task) || `${peer.name} needs input to go on.`;
       const reply = await askHuman(channel, writer, `${peer.name} asks: ${question}`);
@@ -132,9 +139,10 @@ async function delegate(
 async function follow(
   client: Client,
   message: Message,
-  remote: { task?: Task; text: string },
+  remote: Remote,
   signal: AbortSignal,
   event: (name: string, fields: Record<string, unknown>) => void,
+  afterUpdate: () => void,
 ): Promise<TaskState | undefined> {
   let state: TaskState | undefined;
   const request: SendMessageRequest = {
@@ -146,10 +154,27 @@ async function follow(
   const stream = client.sendMessageStream(request, { signal });
   for await (const update of stream) {
     state = apply(update, remote, event) ?? state;
+    afterUpdate();
     if (state !== undefined && (FINAL.has(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED))
       break;
   }
   return state;
+}
+
+const EMPTY_ARTIFACT: Task['artifacts'][number] = {
+  artifactId: '',
+  name: '',
+  description: '',
+  parts: [],
+  metadata: undefined,
+  extensions: [],
+};
+
+/** What is known of the remote task: the task, its answer so far, whether it answered with a message. */
+interface Remote {
+  task?: Task;
+  text: string;
+  message?: boolean;
 }
 
 const FINAL = new Set([
@@ -162,7 +187,7 @@ const FINAL = new Set([
 /** Folds one update into what is known of the remote task; returns its state when it says one. */
 function apply(
   update: StreamResponse,
-  remote: { task?: Task; text: string },
+  remote: Remote,
   event: (name: string, fields: Record<string, unknown>) => void,
 ): TaskState | undefined {
   const payload = update.payload;
@@ -189,10 +214,21 @@ function apply(
       });
       return status?.state;
     }
-    case 'artifactUpdate':
-      if (payload.value.artifact !== undefined) collect(remote, [payload.value.artifact]);
+    case 'artifactUpdate': {
+      const artifact = payload.value.artifact;
+      if (artifact === undefined) return undefined;
+      // A chunk of an artifact being streamed joins what came before; a whole one replaces it.
+      const before = payload.value.append ? remote.text : '';
+      collect(remote, [artifact]);
+      if (payload.value.append) remote.text = `${before}${remote.text}`;
       return undefined;
-    case 'message':
+    }
+    case 'message': {
+      // A peer may answer with a message and no task: that is its whole answer.
+      collect(remote, [{ ...EMPTY_ARTIFACT, parts: payload.value.parts }]);
+      remote.message = true;
+      return TaskState.TASK_STATE_COMPLETED;
+    }
     case undefined:
       return undefined;
   }
@@ -212,11 +248,9 @@ function collect(remote: { text: string }, artifacts: Task['artifacts']): void {
   if (text !== '') remote.text = text;
 }
 
-function outcomeOfTask(
-  remote: { task?: Task; text: string },
-  signal: AbortSignal,
-  peer: string,
-): Outcome {
+function outcomeOfTask(remote: Remote, signal: AbortSignal, peer: string): Outcome {
+  if (remote.message === true && remote.task === undefined)
+    return outcomeOf('completed', remote.text, undefined);
   const state = remote.task?.status?.state;
   const said = statusText(remote.task);
   if (state === TaskState.TASK_STATE_COMPLETED)
@@ -317,8 +351,17 @@ function statusText(task: Task | undefined): string {
 }
 
 /** A client for the peer: its card from `/.well-known/agent-card.json`, its headers on every call. */
-async function connect(peer: A2aPeerSpec): Promise<Client> {
+async function connect(peer: A2aPeerSpec, signal: AbortSignal): Promise<Client> {
+  const origin = new URL(peer.url).origin;
   const withHeaders: typeof fetch = (input, init) => {
+    // The peer's headers (its token) go to the peer's own origin only, whatever its card says.
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    if (target.origin !== origin)
+      return Promise.reject(
+        new Error(
+          `its agent card points at ${target.origin}, not at ${origin}, where it was configured`,
+        ),
+      );
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(peer.headers)) headers.set(name, value);
     return fetch(input, { ...init, headers });
@@ -330,7 +373,23 @@ async function connect(peer: A2aPeerSpec): Promise<Client> {
       transports: [new JsonRpcTransportFactory({ fetchImpl: withHeaders })],
     }),
   );
-  return factory.createFromUrl(peer.url.replace(/\/+$/, ''));
+  const card = factory.createFromUrl(peer.url.replace(/\/+$/, ''));
+  let stop = (): void => undefined;
+  const gaveUp = new Promise<never>((_, reject) => {
+    stop = () => {
+      reject(new Error(`no agent card within ${CONNECT_TIMEOUT_MS} ms, or the node stopped`));
+    };
+    if (signal.aborted) stop();
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([card, gaveUp]);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    // A card that comes (or fails) after the node gave up is nobody's.
+    card.catch(() => undefined);
+    gaveUp.catch(() => undefined);
+  }
 }
 
 function why(error: unknown): string {

@@ -40,6 +40,7 @@ export function payloadSecrets(payload: SpawnPayload): string[] {
   for (const server of payload.mcp_servers) {
     out.push(...Object.values(server.headers), ...Object.values(server.env));
   }
+  for (const peer of payload.a2a_peers) out.push(...Object.values(peer.headers));
   return out.filter((value): value is string => typeof value === 'string');
 }
 

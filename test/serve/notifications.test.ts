@@ -94,7 +94,7 @@ describe('notifications of arbor serve', () => {
       taskId,
       url: hook.url,
     });
-    expect(refused.error?.message).toMatch(/resolves to 127\.0\.0\.1, a loopback address/);
+    expect(refused.error?.message).toMatch(/127\.0\.0\.1 resolves to a loopback address/);
     const metadata = await call(server, 'CreateTaskPushNotificationConfig', {
       taskId,
       url: 'http://169.254.169.254/latest/meta-data',

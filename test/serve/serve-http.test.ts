@@ -103,6 +103,38 @@ describe('arbor serve over HTTP (in process)', () => {
     expect((await server.fetch(new Request('http://attacker.example/healthz'))).status).toBe(200);
   });
 
+  it('answers the preflight of an allowed browser origin, and names public_url in the card', async () => {
+    const { server } = await serveInProcess(steps({ text: 'x' }), {
+      ...principals,
+      serve: {
+        ...principals.serve,
+        allowed_origins: ['https://app.example'],
+        public_url: 'https://agents.example.com/',
+      },
+    });
+    const preflight = await server.fetch(
+      new Request(`${server.url}/a2a/jsonrpc`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const allowed = await server.fetch(
+      rpcRequest(server.url, rpc('ListTasks', {}), OPS, { origin: 'https://app.example' }),
+    );
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    const card = (await (
+      await server.fetch(new Request(`${server.url}/.well-known/agent-card.json`))
+    ).json()) as { supportedInterfaces: { url: string }[] };
+    expect(card.supportedInterfaces[0]?.url).toBe('https://agents.example.com/a2a/jsonrpc');
+  });
+
   it('serves /metrics to operators only, and /healthz and /readyz to anyone', async () => {
     const { server } = await serveInProcess(steps({ text: 'x' }), principals);
     const metrics = (token?: string) =>

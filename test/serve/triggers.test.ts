@@ -70,7 +70,9 @@ describe('triggers of arbor serve', () => {
         trigger: [{ name: 'each-second', instruction: 'On the second.', cron: '* * * * * *' }],
       },
     });
-    await expect.poll(() => JSON.stringify(llm.requests[0]?.body)).toContain('On the second.');
+    await expect
+      .poll(() => JSON.stringify(llm.requests[0]?.body), { timeout: 10_000 })
+      .toContain('On the second.');
   });
 
   it('refuses a cron that is not one, naming the trigger', async () => {
