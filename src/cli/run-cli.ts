@@ -8,6 +8,7 @@ import { gateCommand } from './gate.js';
 import { planCommand } from './plan.js';
 import { PROTOCOL_CHECK_HELP, protocolCheck } from './protocol-check.js';
 import { RUN_HELP, resumeRun, runCommand } from './run.js';
+import { runsCommand } from './runs-command.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { parseCommandArgs } from './usage-error.js';
 import { usageError } from './usage-error.js';
@@ -20,6 +21,7 @@ Usage: arbor <command> [options]
 Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   resume RUN         continue an interrupted run (its supervisor died) from its records
+  runs               past and present runs: list, show, events, transcript, export, prune
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
@@ -75,6 +77,7 @@ const COMMANDS: Record<string, Command> = {
   },
   // Loaded on use: the A2A SDK, hono and prom-client are not a cost of every other command.
   serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
+  runs: runsCommand,
   plan: planCommand,
   gate: gateCommand,
   config: configCommand,
@@ -108,6 +111,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw usageError(`Unknown command \`${command}\`. Run \`arbor --help\`.`);
     return await run(args, io);
   } catch (error) {
+    // The reader went away (`arbor runs events RUN | head`): nothing more to say, and no error.
+    if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') return EXIT.ok;
     if (
       isArborError(error, 'usage') ||
       isArborError(error, 'config') ||

@@ -124,6 +124,34 @@ export class SqliteStore implements RunStore {
     this.#statements.finishRun.run({ id: runId, status, ended_at: endedAt });
   }
 
+  /**
+   * Deletes the runs created before `before` that are not running, with their nodes, events,
+   * transcripts and gates; returns their ids. `dryRun` only lists them.
+   */
+  pruneRuns(before: number, options: { dryRun?: boolean } = {}): string[] {
+    this.flush();
+    const ids = (
+      this.#db
+        .prepare(
+          "SELECT id FROM runs WHERE created_at < ? AND status <> 'running' ORDER BY created_at",
+        )
+        .all(before) as { id: string }[]
+    ).map((row) => row.id);
+    if (options.dryRun === true || ids.length === 0) return ids;
+    const tables = ['events', 'transcripts', 'gates', 'nodes'];
+    const statements = tables.map((table) =>
+      this.#db.prepare(`DELETE FROM ${table} WHERE run_id = ?`),
+    );
+    const deleteRun = this.#db.prepare('DELETE FROM runs WHERE id = ?');
+    this.#db.transaction(() => {
+      for (const id of ids) {
+        for (const statement of statements) statement.run(id);
+        deleteRun.run(id);
+      }
+    })();
+    return ids;
+  }
+
   getRun(runId: string): RunRecord | undefined {
     const row = this.#statements.getRun.get(runId) as RunRow | undefined;
     return row === undefined ? undefined : runFromRow(row);
