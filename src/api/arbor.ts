@@ -29,6 +29,7 @@ import {
 } from '../supervisor/index.js';
 import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
+import { openTracing, type Tracing } from '../telemetry/tracing.js';
 import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
@@ -60,7 +61,10 @@ export class Arbor {
   private constructor(
     options: ArborOptions,
     env: NodeJS.ProcessEnv,
-    settings: OpenSettings & { childCommand: ChildCommand | undefined },
+    settings: OpenSettings & {
+      childCommand: ChildCommand | undefined;
+      tracing?: Tracing | undefined;
+    },
   ) {
     this.#options = options;
     this.#env = env;
@@ -71,6 +75,7 @@ export class Arbor {
       cwd: settings.cwd,
       ...(options.tools === undefined ? {} : { hostTools: options.tools }),
       ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
+      ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),
     });
     this.runs = new RunHistory(this.#runtime.store);
   }
@@ -84,8 +89,9 @@ export class Arbor {
     env: NodeJS.ProcessEnv,
     secrets: readonly string[] = [],
     tools: readonly HostTool[] = [],
+    tracing?: Tracing,
   ): { arbor: Arbor; store: SqliteStore } {
-    const arbor = new Arbor({ tools }, env, { ...settings, childCommand: undefined });
+    const arbor = new Arbor({ tools }, env, { ...settings, childCommand: undefined, tracing });
     arbor.#secrets = secrets;
     return { arbor, store: arbor.#runtime.store };
   }
@@ -96,7 +102,8 @@ export class Arbor {
     if (options.tools !== undefined) checkTools(options.tools);
     const childCommand = commandOf(options.childCommand);
     const settings = await openSettings(options, env);
-    return new Arbor(options, env, { ...settings, childCommand });
+    const tracing = await openTracing(env, settings.base.tracing);
+    return new Arbor(options, env, { ...settings, childCommand, tracing });
   }
 
   /** Starts a root agent on `instruction`. */
@@ -108,6 +115,7 @@ export class Arbor {
       const config = this.#configFor(instruction, options);
       const started = this.#runtime.startRun({
         ...start,
+        ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
         config,
         safety: await this.#safety(runId, events, config),
         meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },

@@ -128,6 +128,8 @@ export interface RunOptions {
   warm?: boolean;
   /** Aborting it cancels the run. */
   signal?: AbortSignal;
+  /** A caller's W3C `traceparent`: with tracing on, the run's trace continues the caller's. */
+  traceparent?: string;
 }
 
 /** Options of a resume: the run's record is kept, and may only be narrowed or extended in time. */

@@ -14,6 +14,7 @@ import { SqliteStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
+import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
 import {
@@ -146,7 +147,12 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
 async function runPlanOnce(context: PlanRunContext, runId: string): Promise<number> {
   const { plan, flags, settings, io } = context;
   const env = io.env;
-  const runtime = new Runtime({ storePath: settings.dbPath, env });
+  const tracing = await openTracing(env, settings.tracing);
+  const runtime = new Runtime({
+    storePath: settings.dbPath,
+    env,
+    ...(tracing === undefined ? {} : { tracing }),
+  });
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {

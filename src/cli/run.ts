@@ -8,6 +8,7 @@ import { exitCodeFor } from '../runtime/index.js';
 import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
+import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
 import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
@@ -146,7 +147,13 @@ async function runRoot(
   runId: string,
   resume: ResumeRequest | undefined,
 ): Promise<number> {
-  const runtime = new Runtime({ storePath: settings.dbPath, env, timing });
+  const tracing = await openTracing(env, settings.tracing);
+  const runtime = new Runtime({
+    storePath: settings.dbPath,
+    env,
+    timing,
+    ...(tracing === undefined ? {} : { tracing }),
+  });
   await write(
     io.stderr,
     `arbor: ${resume === undefined ? 'run' : 'resuming run'} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,

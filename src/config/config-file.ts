@@ -218,6 +218,29 @@ export const ConfigFileSchema = z
       .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
       .optional(),
     serve: ServeTableSchema.optional(),
+    observability: z
+      .strictObject({
+        otlp_endpoint: HttpUrlSchema.optional().describe(
+          'Where traces go (OTLP over HTTP; `/v1/traces` is added). `OTEL_EXPORTER_OTLP_ENDPOINT` wins over it.',
+        ),
+        protocol: z
+          .enum(['http/json', 'http/protobuf'])
+          .optional()
+          .describe(
+            'OTLP encoding (default `http/json`); `OTEL_EXPORTER_OTLP_PROTOCOL` wins over it.',
+          ),
+        service_name: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('`service.name` of the spans (default `arbor`).'),
+        capture_content: z
+          .boolean()
+          .optional()
+          .describe('Put model completions and tool arguments in spans (off by default).'),
+      })
+      .optional()
+      .describe('OpenTelemetry traces: off unless an endpoint is set here or in the environment.'),
     a2a: z
       .strictObject({
         peer: z

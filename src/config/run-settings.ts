@@ -1,3 +1,4 @@
+import type { TracingSettings } from '../telemetry/tracing.js';
 import {
   ArborError,
   isArborError,
@@ -53,6 +54,8 @@ export interface RunSettings extends RunConfig {
   json: boolean;
   mockLlm: string | undefined;
   configPath: string | undefined;
+  /** `[observability]`: where traces go when the environment does not say. */
+  tracing?: TracingSettings;
 }
 
 /** One source's say on a setting: the value and how to name it in an error. */
@@ -146,6 +149,7 @@ export function resolveRunSettings(
     warm: flags.warm === true,
     mockLlm: flags['mock-llm'],
     configPath: flags.config,
+    tracing: tracingOf(config?.observability),
     a2aPeers: (config?.a2a?.peer ?? []).map((peer) => ({
       name: peer.name,
       url: peer.url,
@@ -319,5 +323,14 @@ function budgetOf(
     },
     onExcess: config?.budget?.on_excess ?? DEFAULTS.budget.onExcess,
     windows: config?.budget?.window ?? [],
+  };
+}
+
+function tracingOf(table: ConfigFile['observability']): TracingSettings {
+  return {
+    ...(table?.otlp_endpoint === undefined ? {} : { endpoint: table.otlp_endpoint }),
+    ...(table?.protocol === undefined ? {} : { protocol: table.protocol }),
+    ...(table?.service_name === undefined ? {} : { serviceName: table.service_name }),
+    ...(table?.capture_content === undefined ? {} : { captureContent: table.capture_content }),
   };
 }

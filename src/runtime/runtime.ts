@@ -14,10 +14,15 @@ import {
   type Tree,
 } from '../supervisor/index.js';
 import type { HostTool } from '../tools/index.js';
+import type { RunTrace, Tracing } from '../telemetry/tracing.js';
+import { eventOf } from './event-codec.js';
 import { mintRunId } from './run-id.js';
 import { planResume, resumedLimits, type ResumePlan } from './resume-plan.js';
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
+
+/** How long closing a runtime waits for its last spans to be exported. */
+const TRACE_FLUSH_MS = 2000;
 
 /** What a runtime is opened on: one store, one environment, the host's tools. */
 export interface RuntimeOptions {
@@ -33,6 +38,8 @@ export interface RuntimeOptions {
   hostTools?: readonly HostTool[];
   /** How child processes are started (default: arbor's own child; `ARBOR_CHILD_COMMAND`). */
   childCommand?: ChildCommand;
+  /** OpenTelemetry tracing, when it is on: every run's events become its spans. */
+  tracing?: Tracing;
 }
 
 /** What starting a run takes, all of it validated. */
@@ -48,6 +55,8 @@ export interface RunStart {
   /** Every event of the run as the supervisor reports it, with the tree to place it. */
   onEvent?(event: SupervisorEvent, tree: Tree): void;
   runId?: string;
+  /** A caller's W3C `traceparent` (an A2A request's): the run's trace continues it. */
+  traceparent?: string;
 }
 
 /** A run under way: its supervisor, and its end. */
@@ -79,6 +88,8 @@ export class Runtime {
   readonly #timing: Timing;
   /** Runs under way, each with what settles once it is recorded as finished. */
   readonly #running = new Map<Supervisor, Promise<unknown>>();
+  /** The trace of each traced run's supervisor, ended when the run is recorded as finished. */
+  readonly #traces = new WeakMap<Supervisor, { trace: RunTrace; runId: string }>();
   #closed = false;
 
   constructor(options: RuntimeOptions) {
@@ -106,6 +117,10 @@ export class Runtime {
     const { config } = start;
     for (const event of start.safety.events)
       this.store.appendEvent({ runId, ts: Date.now(), ...event });
+    const traced = this.#options.tracing?.begin(runId, {
+      name: `arbor run`,
+      ...(start.traceparent === undefined ? {} : { parent: start.traceparent }),
+    });
     const supervisor: Supervisor = new Supervisor({
       runId,
       store: this.store,
@@ -128,8 +143,15 @@ export class Runtime {
         ? {}
         : { childCommand: this.#options.childCommand }),
       ...(resume === undefined ? {} : { resume }),
-      onEvent: (event) => start.onEvent?.(event, supervisor.tree),
+      onEvent: (event) => {
+        if (traced !== undefined) {
+          const known = eventOf(event, runId, (id) => supervisor.tree.get(id)?.path);
+          if (known !== undefined) traced.event(known);
+        }
+        start.onEvent?.(event, supervisor.tree);
+      },
     });
+    if (traced !== undefined) this.#traces.set(supervisor, { trace: traced, runId });
     return supervisor;
   }
 
@@ -241,6 +263,9 @@ export class Runtime {
     resume?: ResumeState,
   ): StartedRun {
     const supervisor = this.supervise(start, runId, {}, resume);
+    const traceparent = this.#traces.get(supervisor)?.trace.traceparent;
+    if (traceparent !== undefined)
+      template = { ...template, telemetry: { ...template.telemetry, traceparent } };
     const done = supervisor.runRoot(template).then(
       (result) => {
         this.store.finishRun(runId, result.end.outcome.status, Date.now());
@@ -266,7 +291,13 @@ export class Runtime {
       () => undefined,
     );
     this.#running.set(supervisor, settled);
-    void settled.then(() => this.#running.delete(supervisor));
+    void settled.then(() => {
+      this.#running.delete(supervisor);
+      const traced = this.#traces.get(supervisor);
+      if (traced === undefined) return;
+      this.#traces.delete(supervisor);
+      traced.trace.end(this.store.getRun(traced.runId)?.status ?? 'crashed');
+    });
   }
 
   /**
@@ -280,6 +311,8 @@ export class Runtime {
     await Promise.all(running.map(([supervisor]) => supervisor.stopAll('the runtime is closing')));
     await Promise.all(running.map(([, finished]) => finished));
     this.store.close();
+    // The last spans go out, within a bound: a collector that is down does not hold the exit.
+    await this.#options.tracing?.shutdown(TRACE_FLUSH_MS);
   }
 }
 

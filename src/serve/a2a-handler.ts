@@ -203,11 +203,19 @@ export class ArborA2AHandler implements A2ARequestHandler {
     if (message === undefined) throw new RequestMalformedError('params.message is required.');
     if (message.messageId === '') throw new RequestMalformedError('message.messageId is required.');
     const principal = principalOf(context);
+    const traceparent = context.state.get(TRACEPARENT_KEY);
     return message.taskId === ''
-      ? this.#tasks.create(message, principal)
+      ? this.#tasks.create(
+          message,
+          principal,
+          typeof traceparent === 'string' ? traceparent : undefined,
+        )
       : this.#tasks.reply(message.taskId, message, principal);
   }
 }
+
+/** The caller's W3C `traceparent` header, when it sent one. */
+export const TRACEPARENT_KEY = 'arbor/traceparent';
 
 /** Aborted when the caller goes away (the HTTP layer puts it on the call context). */
 export const SIGNAL_KEY = 'arbor/signal';

@@ -9,7 +9,7 @@ import {
   type A2ARequestHandler,
 } from '@a2a-js/sdk/server';
 import { cardJson, JSONRPC_PATH } from './agent-card.js';
-import { PRINCIPAL_KEY, SIGNAL_KEY } from './a2a-handler.js';
+import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
 import type { Principal, Principals } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
 
@@ -119,6 +119,9 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       state: new Map<string, unknown>([
         [PRINCIPAL_KEY, principal],
         [SIGNAL_KEY, AbortSignal.any([c.req.raw.signal, gone.signal])],
+        ...(c.req.header('traceparent') === undefined
+          ? []
+          : [[TRACEPARENT_KEY, c.req.header('traceparent')] as [string, unknown]]),
       ]),
     });
     if (typeof body !== 'object' || body === null || Array.isArray(body))

@@ -78,7 +78,7 @@ export class TaskService {
   }
 
   /** Starts a task on a message: its run starts and the task is saved, WORKING, before this returns. */
-  create(message: Message, principal: Principal): LiveTask {
+  create(message: Message, principal: Principal, traceparent?: string): LiveTask {
     const instruction = messageText(message).trim();
     if (instruction === '')
       throw new RequestMalformedError('The message has no text: say what the agent is to do.');
@@ -96,7 +96,7 @@ export class TaskService {
     return this.#follow(
       task,
       principal.name,
-      this.#o.arbor.run(instruction),
+      this.#o.arbor.run(instruction, traceparent === undefined ? {} : { traceparent }),
       'a2a',
       'The run started.',
     );

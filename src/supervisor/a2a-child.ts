@@ -79,6 +79,7 @@ async function delegate(
     client = await connect(
       peer,
       AbortSignal.any([channel.signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]),
+      payload.telemetry.traceparent,
     );
   } catch (error) {
     return outcomeOf('failed', null, `A2A peer \`${peer.name}\` cannot be reached: ${why(error)}`);

@@ -67,7 +67,11 @@ export function statusText(task: Task | undefined): string {
 }
 
 /** A client for the peer: its card from `/.well-known/agent-card.json`, its headers on every call. */
-export async function connect(peer: A2aPeerSpec, signal: AbortSignal): Promise<Client> {
+export async function connect(
+  peer: A2aPeerSpec,
+  signal: AbortSignal,
+  traceparent?: string,
+): Promise<Client> {
   const origin = new URL(peer.url).origin;
   const withHeaders: typeof fetch = (input, init) => {
     // The peer's headers (its token) go to the peer's own origin only, whatever its card says.
@@ -80,6 +84,8 @@ export async function connect(peer: A2aPeerSpec, signal: AbortSignal): Promise<C
       );
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(peer.headers)) headers.set(name, value);
+    // The node's span: a traced peer continues this run's trace under it.
+    if (traceparent !== undefined) headers.set('traceparent', traceparent);
     return fetch(input, { ...init, headers });
   };
   const factory = new ClientFactory(

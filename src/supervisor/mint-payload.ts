@@ -1,4 +1,5 @@
 import { SpawnPayloadSchema, type SpawnPayload } from '../protocol/index.js';
+import { nodeTraceparent } from '../telemetry/trace-ids.js';
 import type { RootTemplate } from './supervisor-options.js';
 import type { TreeNode } from './tree.js';
 
@@ -7,6 +8,15 @@ export function mintPayload(runId: string, node: TreeNode, template: RootTemplat
   return SpawnPayloadSchema.parse({
     ...template,
     depth: node.depth,
-    telemetry: { ...template.telemetry, run_id: runId, node_id: node.id, node_path: node.path },
+    telemetry: {
+      ...template.telemetry,
+      run_id: runId,
+      node_id: node.id,
+      node_path: node.path,
+      // Traced runs: the node's own span, which the supervisor's tracer makes with this id.
+      ...(template.telemetry?.traceparent === undefined
+        ? {}
+        : { traceparent: nodeTraceparent(template.telemetry.traceparent, runId, node.id) }),
+    },
   });
 }

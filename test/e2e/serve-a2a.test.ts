@@ -6,6 +6,7 @@ import { SqliteStore } from '../../src/store/index.js';
 import type { PlaybookInput } from '../../src/testing/index.js';
 import { toolResults } from '../api/helpers.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
+import { attr, otlpReceiver } from '../helpers/otlp-receiver.js';
 import { rpc, serveProcess, userMessage, type RpcAnswer } from '../helpers/serve.js';
 
 /** Calls a server's JSON-RPC endpoint with its token. */
@@ -24,11 +25,17 @@ async function call(
 }
 
 /** Server B (the peer), then server A holding B as `[[a2a.peer]] b`. */
-async function pair(a: PlaybookInput, b: PlaybookInput, peerUrl?: string) {
+async function pair(
+  a: PlaybookInput,
+  b: PlaybookInput,
+  peerUrl?: string,
+  env: NodeJS.ProcessEnv = {},
+) {
   const bLlm = await fakeLlm(b);
   const bDir = mkdtempSync(join(tmpdir(), 'arbor-peer-b-'));
   const peer = await serveProcess(['--intel', bLlm.url, '--model', 'm', '--sandbox', 'off'], {
     cwd: bDir,
+    env,
   });
   const aLlm = await fakeLlm(a);
   const aDir = mkdtempSync(join(tmpdir(), 'arbor-peer-a-'));
@@ -39,7 +46,7 @@ async function pair(a: PlaybookInput, b: PlaybookInput, peerUrl?: string) {
   );
   const front = await serveProcess(
     ['--intel', aLlm.url, '--model', 'm', '--sandbox', 'off', '--config', config],
-    { cwd: aDir, env: { PEER_B_TOKEN: peer.token } },
+    { cwd: aDir, env: { ...env, PEER_B_TOKEN: peer.token } },
   );
   return { front, aLlm, aDir, peer, bLlm };
 }
@@ -147,6 +154,29 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
     expect(toolResults(aLlm.requests.at(-1)?.body).join('\n')).toMatch(
       /A2A peer `b` cannot be reached/,
     );
+  });
+
+  it("carries the trace to the peer: its run's span is a child of our a2a node's span", async () => {
+    const collector = await otlpReceiver();
+    const { front } = await pair(
+      { scripts: [{ steps: [delegate('Look it up.'), { text: 'A relays B' }] }] },
+      { scripts: [{ steps: [{ text: 'remote answer' }] }] },
+      undefined,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    );
+    const sent = await call(front.url, front.token, 'SendMessage', {
+      message: userMessage('Ask B.'),
+    });
+    expect(sent.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    // Spans are exported within a second of ending.
+    await expect
+      .poll(() => collector.spans.filter((s) => s.name === 'arbor run').length, { timeout: 10_000 })
+      .toBe(2);
+    const remoteNode = collector.spans.find((s) => attr(s, 'arbor.provider') === 'a2a');
+    const runs = collector.spans.filter((s) => s.name === 'arbor run');
+    const peerRun = runs.find((s) => s.parentSpanId === remoteNode?.spanId);
+    expect(peerRun).toBeDefined();
+    expect(new Set(collector.spans.map((s) => s.traceId)).size).toBe(1);
   });
 
   it('refuses a peer the caller does not hold', async () => {

@@ -1,0 +1,47 @@
+import type { ArborEvent } from '../runtime/events.js';
+
+/** One run's trace: its events become spans; `end` closes what is open. */
+export interface RunTrace {
+  /** The run span's context, minted into the root's payload (each node derives its own). */
+  readonly traceparent: string;
+  event(event: ArborEvent): void;
+  end(status: string, reason?: string): void;
+}
+
+/** Tracing for a process: runs begin traces; `flush` and `shutdown` are bounded in time. */
+export interface Tracing {
+  begin(
+    runId: string,
+    options: { name: string; parent?: string; attributes?: Record<string, string> },
+  ): RunTrace;
+  flush(timeoutMs: number): Promise<void>;
+  shutdown(timeoutMs: number): Promise<void>;
+  /** Spans dropped so far (a full queue, a failed export). */
+  readonly dropped: number;
+}
+
+/** What turns tracing on: the standard OpenTelemetry variables, else `[observability]`. */
+export interface TracingSettings {
+  endpoint?: string;
+  protocol?: 'http/json' | 'http/protobuf';
+  serviceName?: string;
+  /** Model prompts and completions in spans (off by default). */
+  captureContent?: boolean;
+}
+
+/**
+ * Tracing, when the environment (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)
+ * or the settings name an OTLP endpoint; otherwise undefined, and nothing of OpenTelemetry is
+ * even loaded. `OTEL_SDK_DISABLED=true` turns it off.
+ */
+export async function openTracing(
+  env: NodeJS.ProcessEnv,
+  settings: TracingSettings = {},
+): Promise<Tracing | undefined> {
+  if (env.OTEL_SDK_DISABLED === 'true') return undefined;
+  const endpoint =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? settings.endpoint;
+  if (endpoint === undefined || endpoint === '') return undefined;
+  const { OtelTracing } = await import('./otel-tracing.js');
+  return OtelTracing.create(env, settings);
+}
