@@ -9,6 +9,7 @@ import { benchSandbox } from './sandbox.js';
 import { benchServe } from './serve.js';
 import { benchSpawn } from './spawn.js';
 import { benchSupervisorThroughput } from './supervisor-throughput.js';
+import { benchTracing } from './tracing.js';
 import type { BenchResult } from './stats.js';
 
 /**
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   serve: benchServe,
   spawn: benchSpawn,
   'supervisor-throughput': benchSupervisorThroughput,
+  tracing: benchTracing,
 };
 
 const args = process.argv.slice(2);
