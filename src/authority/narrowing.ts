@@ -29,9 +29,26 @@ export function meetToolGrants(
 }
 
 /**
- * The servers a child gets: the named subset of its parent's (all of them when none are named).
- * A name the parent does not hold is an error, never silently dropped.
+ * The named subset of a parent's entries (all of them when none are named). A name the parent
+ * does not hold is an error naming it, never silently dropped.
  */
+function narrowByName<T extends { name: string }>(
+  parent: readonly T[],
+  requested: readonly string[] | undefined,
+  what: string,
+): { ok: true; kept: T[] } | { ok: false; reason: string } {
+  if (requested === undefined) return { ok: true, kept: [...parent] };
+  const unknown = requested.filter((name) => !parent.some((entry) => entry.name === name));
+  if (unknown.length > 0) {
+    const yours = parent.map((entry) => `\`${entry.name}\``).join(', ') || 'none';
+    return {
+      ok: false,
+      reason: `unknown ${what}${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')} (yours: ${yours})`,
+    };
+  }
+  return { ok: true, kept: parent.filter((entry) => requested.includes(entry.name)) };
+}
+
 /**
  * The A2A peers a child gets: the ones it asks for, by name, from its caller's; all of them when it
  * names none. A child never gets a peer its caller lacks.
@@ -40,30 +57,15 @@ export function narrowPeers(
   parent: readonly A2aPeerSpec[],
   requested: readonly string[] | undefined,
 ): { ok: true; peers: A2aPeerSpec[] } | { ok: false; reason: string } {
-  if (requested === undefined) return { ok: true, peers: [...parent] };
-  const unknown = requested.filter((name) => !parent.some((peer) => peer.name === name));
-  if (unknown.length > 0) {
-    const yours = parent.map((peer) => `\`${peer.name}\``).join(', ') || 'none';
-    return {
-      ok: false,
-      reason: `unknown A2A peer${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')} (yours: ${yours})`,
-    };
-  }
-  return { ok: true, peers: parent.filter((peer) => requested.includes(peer.name)) };
+  const narrowed = narrowByName(parent, requested, 'A2A peer');
+  return narrowed.ok ? { ok: true, peers: narrowed.kept } : narrowed;
 }
 
+/** The servers a child gets: the named subset of its parent's (all of them when none are named). */
 export function narrowServers(
   parent: readonly McpServerSpec[],
   requested: readonly string[] | undefined,
 ): { ok: true; servers: McpServerSpec[] } | { ok: false; reason: string } {
-  if (requested === undefined) return { ok: true, servers: [...parent] };
-  const unknown = requested.filter((name) => !parent.some((server) => server.name === name));
-  if (unknown.length > 0) {
-    const yours = parent.map((server) => `\`${server.name}\``).join(', ') || 'none';
-    return {
-      ok: false,
-      reason: `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `\`${n}\``).join(', ')} (yours: ${yours})`,
-    };
-  }
-  return { ok: true, servers: parent.filter((server) => requested.includes(server.name)) };
+  const narrowed = narrowByName(parent, requested, 'server');
+  return narrowed.ok ? { ok: true, servers: narrowed.kept } : narrowed;
 }

@@ -1,3 +1,4 @@
+import { addUsage, ZERO_USAGE } from '../loop/index.js';
 import type { TranscriptMessage, Usage } from '../protocol/index.js';
 import type { NodeRecord, RunRecord } from '../supervisor/index.js';
 
@@ -34,23 +35,9 @@ export interface NodeView {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function addUsage(a: Usage, b: Usage): Usage {
-  const cost =
-    a.cost_usd === undefined && b.cost_usd === undefined
-      ? undefined
-      : (a.cost_usd ?? 0) + (b.cost_usd ?? 0);
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    ...(cost === undefined ? {} : { cost_usd: cost }),
-  };
-}
-
-const NONE: Usage = { input_tokens: 0, output_tokens: 0 };
-
 /** A run in a line: status, times, size and what it used (every node's own usage summed). */
 export function summarize(run: RunRecord, nodes: readonly NodeRecord[]): RunSummary {
-  const total = nodes.reduce((sum, node) => addUsage(sum, node.usage), NONE);
+  const total = nodes.reduce((sum, node) => addUsage(sum, node.usage), ZERO_USAGE);
   return {
     run_id: run.id,
     status: run.status,

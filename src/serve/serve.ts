@@ -102,6 +102,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onGate: (task, gate) => {
       notifications.gateOpened(task, gate);
     },
+    // Runs report every endpoint down (and back) in their events; the latch follows them.
+    onEvent: (event) => {
+      if (event.type === 'intel.health') intel.report(event.allDown);
+    },
     principal: (name) => principals.byName(name),
     warn,
   });
@@ -116,11 +120,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   scheduling.triggers = triggers;
   scheduling.ownerOf = (runId) => tasks.ownerOf(runId);
   // Runs report every endpoint down (and back) in their events; the latch follows them.
-  const observe = metrics.observe.bind(metrics);
-  metrics.observe = (event) => {
-    observe(event);
-    if (event.type === 'intel.health') intel.report(event.allDown);
-  };
   let tick = Date.now();
   const heartbeat = setInterval(() => {
     tick = Date.now();

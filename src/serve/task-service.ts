@@ -8,6 +8,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { Arbor } from '../api/arbor.js';
 import type { RunHandle } from '../api/run-handle.js';
+import type { ArborEvent } from '../runtime/index.js';
 import type { SqliteStore, TaskRecord } from '../store/index.js';
 import { LiveTask, type OpenGate } from './live-task.js';
 import type { Principal } from './principals.js';
@@ -40,6 +41,8 @@ export interface TaskServiceOptions {
   onGate?(task: Task, gate: OpenGate): void;
   /** A task's state changed (push notifications). */
   onChange?(task: Task): void;
+  /** Every event of every run (after the metrics have counted it). */
+  onEvent?(event: ArborEvent): void;
   /** A problem worth an operator's eye (a task's record that could not be written). */
   warn?(line: string): void;
   /** The configured principal of this name, whose limits bind the runs its schedules start. */
@@ -311,6 +314,7 @@ export class TaskService {
         },
         observe: (event) => {
           this.#o.metrics.observe(event);
+          this.#o.onEvent?.(event);
         },
         gateOpened: (current, gate) => {
           this.#o.onGate?.(current, gate);

@@ -48,6 +48,8 @@ export class Triggers {
   readonly #running = new Map<string, LiveTask>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #crons: Cron[] = [];
+  /** Schedules cancelled while this server runs: a change still in flight for one is not run. */
+  readonly #cancelled = new Set<string>();
   #closed = false;
 
   constructor(options: TriggersOptions) {
@@ -127,6 +129,7 @@ export class Triggers {
     if (record === undefined) return false;
     clearTimeout(this.#timers.get(id));
     this.#timers.delete(id);
+    this.#cancelled.add(id);
     if (record.server !== undefined && record.uri !== undefined)
       this.#o.watch.unwatch(record.server, record.uri, id);
     return this.#o.store.deleteSchedule(id);
@@ -267,7 +270,7 @@ export class Triggers {
       debounceMs: 250,
       onChange: (content) => {
         // A subscription cancelled since is not run.
-        if (this.#o.store.schedules().some((s) => s.id === record.id))
+        if (!this.#cancelled.has(record.id))
           this.#fireSchedule(record, withContent(record.instruction, server, content));
       },
       onError: (error) => {

@@ -7,22 +7,7 @@ import type { PlaybookInput } from '../../src/testing/index.js';
 import { toolResults } from '../api/helpers.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
 import { attr, otlpReceiver } from '../helpers/otlp-receiver.js';
-import { rpc, serveProcess, userMessage, type RpcAnswer } from '../helpers/serve.js';
-
-/** Calls a server's JSON-RPC endpoint with its token. */
-async function call(
-  url: string,
-  token: string,
-  method: string,
-  params: unknown,
-): Promise<RpcAnswer> {
-  const response = await fetch(`${url}/a2a/jsonrpc`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'a2a-version': '1.0' },
-    body: rpc(method, params),
-  });
-  return (await response.json()) as RpcAnswer;
-}
+import { callRpc, serveProcess, userMessage } from '../helpers/serve.js';
 
 /** Server B (the peer), then server A holding B as `[[a2a.peer]] b`. */
 async function pair(
@@ -65,7 +50,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
         ],
       },
     );
-    const sent = await call(front.url, front.token, 'SendMessage', {
+    const sent = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Ask the peer.'),
     });
     const task = sent.result?.task;
@@ -74,7 +59,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
     expect(seen).toContain('remote answer');
     // The peer's answer reached the model inside the run's untrusted-content boundary.
     expect(seen).toMatch(/a sub-agent that read untrusted content/);
-    const peerTasks = await call(peer.url, peer.token, 'ListTasks', {});
+    const peerTasks = await callRpc(peer.url, peer.token, 'ListTasks', {});
     expect(peerTasks.result?.tasks?.[0]?.history?.[0]).toMatchObject({
       parts: [{ text: 'Look this up for me.' }],
     });
@@ -109,13 +94,13 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
         ],
       },
     );
-    const asked = await call(front.url, front.token, 'SendMessage', {
+    const asked = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Get it painted.'),
     });
     const task = asked.result?.task;
     expect(task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(task?.status.message?.parts[0]?.text).toBe('b asks: Which colour?');
-    const answered = await call(front.url, front.token, 'SendMessage', {
+    const answered = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Blue.', { taskId: task?.id, contextId: task?.contextId }),
     });
     expect(answered.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -128,16 +113,16 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
       { scripts: [{ steps: [delegate('Take forever.'), { text: 'never' }] }] },
       { scripts: [{ steps: [{ text: 'late', delay_ms: 60_000 }] }] },
     );
-    const started = await call(front.url, front.token, 'SendMessage', {
+    const started = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Start the slow thing.'),
       configuration: { returnImmediately: true },
     });
     await bLlm.waitForRequests(1);
-    const cancelled = await call(front.url, front.token, 'CancelTask', {
+    const cancelled = await callRpc(front.url, front.token, 'CancelTask', {
       id: started.result?.task?.id,
     });
     expect(cancelled.result?.status.state).toBe('TASK_STATE_CANCELED');
-    const remote = await call(peer.url, peer.token, 'ListTasks', {});
+    const remote = await callRpc(peer.url, peer.token, 'ListTasks', {});
     expect(remote.result?.tasks?.[0]?.status.state).toBe('TASK_STATE_CANCELED');
   });
 
@@ -147,7 +132,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
       { scripts: [{ steps: [{ text: 'unused' }] }] },
       'http://127.0.0.1:9',
     );
-    const sent = await call(front.url, front.token, 'SendMessage', {
+    const sent = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Try the peer.'),
     });
     expect(sent.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -164,7 +149,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
       undefined,
       { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
     );
-    const sent = await call(front.url, front.token, 'SendMessage', {
+    const sent = await callRpc(front.url, front.token, 'SendMessage', {
       message: userMessage('Ask B.'),
     });
     expect(sent.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -197,7 +182,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
       },
       { scripts: [{ steps: [{ text: 'unused' }] }] },
     );
-    await call(front.url, front.token, 'SendMessage', { message: userMessage('Use peer c.') });
+    await callRpc(front.url, front.token, 'SendMessage', { message: userMessage('Use peer c.') });
     expect(toolResults(aLlm.requests.at(-1)?.body).join('\n')).toMatch(
       /unknown A2A peer `c` \(yours: `b`\)/,
     );

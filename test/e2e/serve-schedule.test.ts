@@ -4,21 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolResults } from '../api/helpers.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { rpc, serveProcess, userMessage, type RpcAnswer } from '../helpers/serve.js';
-
-async function call(
-  url: string,
-  token: string,
-  method: string,
-  params: unknown,
-): Promise<RpcAnswer> {
-  const response = await fetch(`${url}/a2a/jsonrpc`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'a2a-version': '1.0' },
-    body: rpc(method, params),
-  });
-  return (await response.json()) as RpcAnswer;
-}
+import { callRpc, serveProcess, userMessage } from '../helpers/serve.js';
 
 describe('agents that schedule themselves under arbor serve', () => {
   it('runs a follow-up an agent scheduled, after the server was killed and restarted', async () => {
@@ -43,7 +29,7 @@ describe('agents that schedule themselves under arbor serve', () => {
     });
     const args = ['--intel', llm.url, '--model', 'm', '--sandbox', 'off'];
     const first = await serveProcess(args, { cwd: dir });
-    const sent = await call(first.url, first.token, 'SendMessage', {
+    const sent = await callRpc(first.url, first.token, 'SendMessage', {
       message: userMessage('Check the build, and again later.'),
     });
     expect(sent.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -55,7 +41,7 @@ describe('agents that schedule themselves under arbor serve', () => {
     await expect
       .poll(
         async () => {
-          const listed = await call(second.url, second.token, 'ListTasks', {});
+          const listed = await callRpc(second.url, second.token, 'ListTasks', {});
           return listed.result?.tasks?.find(
             (task) => task.metadata?.['arbor/schedule'] !== undefined,
           )?.status.state;
@@ -63,7 +49,7 @@ describe('agents that schedule themselves under arbor serve', () => {
         { timeout: 15_000, interval: 200 },
       )
       .toBe('TASK_STATE_COMPLETED');
-    const listed = await call(second.url, second.token, 'ListTasks', {});
+    const listed = await callRpc(second.url, second.token, 'ListTasks', {});
     const followUp = listed.result?.tasks?.find(
       (task) => task.metadata?.['arbor/schedule'] !== undefined,
     );

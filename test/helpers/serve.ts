@@ -98,6 +98,21 @@ export function rpc(method: string, params: unknown, id: number | string = 1): s
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
 }
 
+/** Calls a running server's JSON-RPC endpoint over HTTP with a token. */
+export async function callRpc(
+  url: string,
+  token: string,
+  method: string,
+  params: unknown,
+): Promise<RpcAnswer> {
+  const response = await fetch(`${url}/a2a/jsonrpc`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'a2a-version': '1.0' },
+    body: rpc(method, params),
+  });
+  return (await response.json()) as RpcAnswer;
+}
+
 /** A POST of a JSON-RPC call to a server's A2A endpoint, with a token when given. */
 export function rpcRequest(
   base: string,
