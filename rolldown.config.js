@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'rolldown';
 
 /**
@@ -12,6 +14,17 @@ const treeshake = {
     { test: /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]sdk[\\/]/, sideEffects: false },
   ],
 };
+
+/** Copies the dashboard's page and stylesheet beside its script. */
+function dashboardFiles(files) {
+  return {
+    name: 'arbor-dashboard-files',
+    generateBundle() {
+      for (const file of files)
+        this.emitFile({ type: 'asset', fileName: path.basename(file), source: readFileSync(file) });
+    },
+  };
+}
 
 /**
  * Bundles the two process entry points, the CLI and the child, each into one file. Loading one
@@ -39,5 +52,19 @@ export default defineConfig([
     // A native module cannot be bundled; it loads from node_modules.
     external: ['better-sqlite3'],
     output: { file: 'dist/bundle/arbor.mjs', format: 'esm', codeSplitting: false },
+  },
+  // The web dashboard: one script (preact and the pages), its page and stylesheet, served by
+  // `arbor serve` and `arbor ui` from dist/ui/; nothing is fetched from anywhere else.
+  {
+    input: 'ui/src/main.tsx',
+    platform: 'browser',
+    plugins: [dashboardFiles(['ui/index.html', 'ui/app.css'])],
+    output: {
+      dir: 'dist/ui',
+      entryFileNames: 'app.js',
+      format: 'esm',
+      minify: true,
+      codeSplitting: false,
+    },
   },
 ]);

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs the system packages arbor's tests use, on Debian and Ubuntu: bubblewrap (the exec
-# sandbox) and git (plan worktrees). Elsewhere it says what to install and carries on: tests that
+# sandbox), git (plan worktrees) and chromium (the dashboard's browser tests, driven by
+# playwright-core, which never downloads a browser). Elsewhere it says what to install and carries on: tests that
 # need a missing part skip with the reason printed (and fail instead when CI is set).
 set -eu
 
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 command -v git >/dev/null 2>&1 || missing="$missing git"
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
 [ -z "$missing" ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

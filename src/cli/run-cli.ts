@@ -23,6 +23,7 @@ Commands:
   resume RUN         continue an interrupted run (its supervisor died) from its records
   runs               past and present runs: list, show, events, transcript, export, prune
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
+  ui                 the web dashboard over a store: runs, live trees, timelines, transcripts
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
@@ -77,6 +78,7 @@ const COMMANDS: Record<string, Command> = {
   },
   // Loaded on use: the A2A SDK, hono and prom-client are not a cost of every other command.
   serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
+  ui: async (args, io) => (await import('./ui-command.js')).uiCommand(args, io),
   runs: runsCommand,
   plan: planCommand,
   gate: gateCommand,

@@ -1,8 +1,7 @@
 import { parseDuration } from '../config/index.js';
 import { ArborError, replayTranscript } from '../protocol/index.js';
-import { EXIT, fromWireEvent, toWireEvent, type ArborEvent } from '../runtime/index.js';
+import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
-import type { EventRecord } from '../supervisor/index.js';
 import { write, type CliIo } from './output.js';
 import {
   duration,
@@ -12,6 +11,7 @@ import {
   table,
   transcriptText,
   usageText,
+  wireLine,
 } from './runs-view.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
@@ -222,30 +222,6 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
 
 /** How often `events --follow` looks for more. */
 const FOLLOW_POLL_MS = 250;
-
-/** An event as the NDJSON line `--events ndjson` writes, from its stored record. */
-function wireLine(
-  runId: string,
-  record: EventRecord,
-  paths: ReadonlyMap<string, string>,
-): Record<string, unknown> {
-  const base = {
-    ts: new Date(record.ts).toISOString(),
-    run_id: runId,
-    ...(record.nodeId === undefined ? {} : { node_id: record.nodeId }),
-    ...(record.nodeId === undefined || !paths.has(record.nodeId)
-      ? {}
-      : { path: paths.get(record.nodeId) }),
-  };
-  let event: ArborEvent;
-  try {
-    event = fromWireEvent({ ...base, event: record.kind, ...record.data });
-  } catch {
-    // A kind this arbor does not name (recorded by another version, or run-level): as stored.
-    return { ...base, event: record.kind, ...record.data };
-  }
-  return toWireEvent(event);
-}
 
 function oneRun(
   command: string,

@@ -1,6 +1,7 @@
 import { addUsage, ZERO_USAGE } from '../loop/index.js';
 import type { TranscriptMessage, Usage } from '../protocol/index.js';
-import type { NodeRecord, RunRecord } from '../supervisor/index.js';
+import { fromWireEvent, toWireEvent, type ArborEvent } from '../runtime/index.js';
+import type { EventRecord, NodeRecord, RunRecord } from '../supervisor/index.js';
 
 /** What `arbor runs` says of a run and its nodes, in the field names of the events and the store. */
 export interface RunSummary {
@@ -154,4 +155,28 @@ export function transcriptText(messages: readonly TranscriptMessage[]): string {
     }
   }
   return lines.length === 0 ? '(no messages)\n' : `${lines.join('\n')}\n`;
+}
+
+/** An event as the NDJSON line `--events ndjson` writes, from its stored record. */
+export function wireLine(
+  runId: string,
+  record: EventRecord,
+  paths: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  const base = {
+    ts: new Date(record.ts).toISOString(),
+    run_id: runId,
+    ...(record.nodeId === undefined ? {} : { node_id: record.nodeId }),
+    ...(record.nodeId === undefined || !paths.has(record.nodeId)
+      ? {}
+      : { path: paths.get(record.nodeId) }),
+  };
+  let event: ArborEvent;
+  try {
+    event = fromWireEvent({ ...base, event: record.kind, ...record.data });
+  } catch {
+    // A kind this arbor does not name (recorded by another version, or run-level): as stored.
+    return { ...base, event: record.kind, ...record.data };
+  }
+  return toWireEvent(event);
 }

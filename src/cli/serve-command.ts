@@ -129,7 +129,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-function listenAddress(text: string): { host: string; port: number } {
+export function listenAddress(text: string): { host: string; port: number } {
   const match = /^(\[[^\]]+\]|[^:]+|[^\]]*:[^\]]*(?=:\d+$)):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[2]);
   if (match?.[1] === undefined || !Number.isInteger(port) || port > 65535)

@@ -238,6 +238,15 @@ export const ConfigFileSchema = z
           .boolean()
           .optional()
           .describe('Put model completions and tool arguments in spans (off by default).'),
+        trace_url: z
+          .string()
+          .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, {
+            message: 'expected an http(s) URL holding `{trace_id}`',
+          })
+          .optional()
+          .describe(
+            'Where your tracing backend shows a trace, `{trace_id}` standing for its id (such as `http://localhost:16686/trace/{trace_id}` for Jaeger): the dashboard links each traced run there.',
+          ),
       })
       .optional()
       .describe('OpenTelemetry traces: off unless an endpoint is set here or in the environment.'),

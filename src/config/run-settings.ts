@@ -332,5 +332,6 @@ function tracingOf(table: ConfigFile['observability']): TracingSettings {
     ...(table?.protocol === undefined ? {} : { protocol: table.protocol }),
     ...(table?.service_name === undefined ? {} : { serviceName: table.service_name }),
     ...(table?.capture_content === undefined ? {} : { captureContent: table.capture_content }),
+    ...(table?.trace_url === undefined ? {} : { traceUrl: table.trace_url }),
   };
 }

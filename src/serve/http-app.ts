@@ -12,6 +12,7 @@ import { cardJson, JSONRPC_PATH } from './agent-card.js';
 import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
 import type { Principal, Principals } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
+import type { DashboardEnv } from '../dashboard/routes.js';
 
 /** What the HTTP surface asks of the server. */
 export interface ServeState {
@@ -33,6 +34,8 @@ export interface HttpAppOptions {
   /** Browser origins that may call. */
   origins: ReadonlySet<string>;
   publicMetrics: boolean;
+  /** The web dashboard, at `/` and under `/ui/`. */
+  dashboard?: Hono<DashboardEnv>;
 }
 
 interface Env {
@@ -63,8 +66,13 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     const hosts = options.hosts();
     if (hosts !== undefined && !hosts.has(host))
       return c.json({ error: `Host \`${host}\` is not one this server answers to.` }, 421);
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !options.origins.has(origin.toLowerCase()))
+    // A browser on one of the configured origins may call; so may the dashboard's own page.
+    const origin = c.req.header('origin')?.toLowerCase();
+    if (
+      origin !== undefined &&
+      !options.origins.has(origin) &&
+      origin !== new URL(c.req.url).origin
+    )
       return c.json({ error: `Origin \`${origin}\` may not call this server.` }, 403);
     c.set('principal', options.principals.authenticate(c.req.header('authorization')));
     await next();
@@ -93,6 +101,8 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     const { contentType, body } = await options.metrics.text();
     return c.body(body, 200, { 'content-type': contentType });
   });
+
+  if (options.dashboard !== undefined) app.route('/', options.dashboard);
 
   app.post(JSONRPC_PATH, async (c) => {
     const principal = c.get('principal');

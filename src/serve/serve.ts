@@ -18,6 +18,9 @@ import { scheduleTools, type ScheduleHost } from './schedule-tools.js';
 import { Triggers } from './triggers.js';
 import { Notifications } from './notifications.js';
 import { Webhooks } from './webhooks.js';
+import { dashboardApp } from '../dashboard/routes.js';
+import { RunWakeups } from '../dashboard/run-stream.js';
+import { Sessions } from '../dashboard/sessions.js';
 
 export interface ServeOptions {
   settings: RunSettings;
@@ -90,6 +93,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const warn = options.warn ?? (() => undefined);
   const webhooks = new Webhooks(table?.webhook_allow ?? [], warn);
+  const wakeups = new RunWakeups();
   const notifications = new Notifications(store.tasks, webhooks, onGateOf(table, options.env));
   const tasks = new TaskService({
     arbor,
@@ -104,6 +108,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     },
     // Runs report every endpoint down (and back) in their events; the latch follows them.
     onEvent: (event) => {
+      wakeups.notify(event.runId);
       if (event.type === 'intel.health') intel.report(event.allDown);
     },
     principal: (name) => principals.byName(name),
@@ -162,6 +167,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
     ),
     publicMetrics: table?.public_metrics === true,
+    dashboard: dashboardApp({
+      store,
+      sessions: new Sessions(),
+      signIn: (token) => principals.authenticate(`Bearer ${token}`),
+      bearer: (header) => principals.authenticate(header),
+      origins: new Set(
+        (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
+      ),
+      secure: options.tls !== undefined,
+      ...(options.settings.tracing?.traceUrl === undefined
+        ? {}
+        : { traceUrl: options.settings.tracing.traceUrl }),
+      wakeups,
+      title: 'arbor serve',
+    }),
   });
   const server = await listen(app.fetch, options);
   port = (server.address() as AddressInfo).port;
@@ -227,9 +247,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
-function listen(
+export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
-  options: ServeOptions,
+  options: Pick<ServeOptions, 'host' | 'port' | 'tls'>,
 ): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = listenHono(
@@ -279,7 +299,7 @@ function hostForUrl(host: string): string {
  * The `Host` values a loopback server answers to (its address and `localhost`, with its port) and
  * any configured; a server on another address answers to any unless some are configured.
  */
-function allowedHosts(
+export function allowedHosts(
   host: string,
   table: ServeTable | undefined,
 ): ((port: number, defaultPort: number) => Set<string>) | undefined {

@@ -125,4 +125,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (task_id, id)
   );
   `,
+  `
+  CREATE INDEX a2a_tasks_by_run ON a2a_tasks (run_id);
+  `,
 ];

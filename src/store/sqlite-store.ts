@@ -157,17 +157,34 @@ export class SqliteStore implements RunStore {
     return row === undefined ? undefined : runFromRow(row);
   }
 
-  /** Runs, newest first: all of them, or those of a status, started since a time. */
-  listRuns(filter: { status?: string; since?: number; limit?: number } = {}): RunRecord[] {
+  /**
+   * Runs, newest first: all of them, or those of a status, started since a time, whose id or
+   * instruction holds `search`, or started by an `arbor serve` principal's tasks (`owner`).
+   */
+  listRuns(
+    filter: {
+      status?: string;
+      since?: number;
+      limit?: number;
+      search?: string;
+      owner?: string;
+    } = {},
+  ): RunRecord[] {
     this.flush();
     const rows = this.#db
       .prepare(
         `SELECT * FROM runs WHERE (@status IS NULL OR status = @status)
-           AND created_at >= @since ORDER BY created_at DESC, id DESC LIMIT @limit`,
+           AND created_at >= @since
+           AND (@search IS NULL OR instr(lower(instruction), @search) > 0 OR instr(id, @search) > 0)
+           AND (@owner IS NULL OR id IN (SELECT run_id FROM a2a_tasks WHERE owner = @owner))
+         ORDER BY created_at DESC, id DESC LIMIT @limit`,
       )
       .all({
         status: filter.status ?? null,
         since: filter.since ?? 0,
+        search:
+          filter.search === undefined || filter.search === '' ? null : filter.search.toLowerCase(),
+        owner: filter.owner ?? null,
         limit: filter.limit ?? -1,
       }) as RunRow[];
     return rows.map(runFromRow);

@@ -80,6 +80,12 @@ export class SqliteTasks {
     return row.n;
   }
 
+  /** The principal whose task started a run, if a task did. */
+  ownerOfRun(runId: string): string | undefined {
+    const row = this.#s.ownerOfRun.get(runId) as { owner: string } | undefined;
+    return row?.owner;
+  }
+
   /** Tasks in any of these states (those a restarted server takes up again). */
   inStates(states: readonly number[]): TaskRecord[] {
     return (this.#s.inStates.all(JSON.stringify(states)) as TaskRow[]).map(taskFromRow);
@@ -141,6 +147,7 @@ function prepare(db: SqlDatabase) {
          task = @task, tokens = @tokens, updated_at = @updated_at`,
     ),
     get: db.prepare('SELECT * FROM a2a_tasks WHERE id = ?'),
+    ownerOfRun: db.prepare('SELECT owner FROM a2a_tasks WHERE run_id = ? LIMIT 1'),
     list: db.prepare(
       `SELECT * FROM a2a_tasks WHERE ${FILTER}
          AND (@cursor_at IS NULL OR updated_at < @cursor_at OR (updated_at = @cursor_at AND id < @cursor_id))

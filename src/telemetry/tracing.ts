@@ -27,6 +27,8 @@ export interface TracingSettings {
   serviceName?: string;
   /** Model prompts and completions in spans (off by default). */
   captureContent?: boolean;
+  /** Where a trace is seen, `{trace_id}` standing for its id: the dashboard links to it. */
+  traceUrl?: string;
 }
 
 /**
