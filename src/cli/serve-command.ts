@@ -43,7 +43,8 @@ Every request but the agent card and the probes needs a bearer token: a principa
 printed once here and written (0600) next to the store as serve-token.
 
 Endpoints: GET /.well-known/agent-card.json, POST /a2a/jsonrpc, GET /healthz, GET /readyz,
-GET /metrics (operator token, unless [serve] public_metrics = true).
+GET /metrics (operator token, unless [serve] public_metrics = true), and the web dashboard at
+GET / (sign in with a token; see docs/observability.md).
 
 The model, limits, grant, MCP, sandbox and store options are those of \`arbor run\` (see
 \`arbor run --help\`); they apply to every task's run. See docs/serve.md.

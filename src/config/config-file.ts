@@ -237,11 +237,11 @@ export const ConfigFileSchema = z
         capture_content: z
           .boolean()
           .optional()
-          .describe('Put model completions and tool arguments in spans (off by default).'),
+          .describe('Put prompts, completions and tool arguments in spans (off by default).'),
         trace_url: z
           .string()
           .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, {
-            message: 'expected an http(s) URL holding `{trace_id}`',
+            error: 'expected an http(s) URL holding `{trace_id}`',
           })
           .optional()
           .describe(

@@ -1,5 +1,12 @@
 import { completeRequest, meetGrant } from '../authority/index.js';
-import { CaveatsSchema, turnAnnounced, type Caveats, type IntelConfig } from '../protocol/index.js';
+import {
+  CaveatsSchema,
+  replayTranscript,
+  turnAnnounced,
+  type Caveats,
+  type IntelConfig,
+  type TranscriptMessage,
+} from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
   Supervisor,
@@ -120,6 +127,7 @@ export class Runtime {
     const traced = this.#options.tracing?.begin(runId, {
       name: `arbor run`,
       ...(start.traceparent === undefined ? {} : { parent: start.traceparent }),
+      prompt: (nodeId) => promptOf(this.store, runId, nodeId),
     });
     const supervisor: Supervisor = new Supervisor({
       runId,
@@ -264,8 +272,17 @@ export class Runtime {
   ): StartedRun {
     const supervisor = this.supervise(start, runId, {}, resume);
     const traceparent = this.#traces.get(supervisor)?.trace.traceparent;
+    // Under `capture_content`, every node reports its completions and tool arguments for the spans.
+    const capture = this.#options.tracing?.captureContent === true;
     if (traceparent !== undefined)
-      template = { ...template, telemetry: { ...template.telemetry, traceparent } };
+      template = {
+        ...template,
+        telemetry: {
+          ...template.telemetry,
+          traceparent,
+          ...(capture ? { log_content: true } : {}),
+        },
+      };
     const done = supervisor.runRoot(template).then(
       (result) => {
         this.store.finishRun(runId, result.end.outcome.status, Date.now());
@@ -333,4 +350,13 @@ export function rootTemplate(start: RunStart): RootTemplate {
     a2a_peers: config.a2aPeers ?? [],
     ...start.safety.template,
   };
+}
+
+/**
+ * What a node's latest model call was sent: its recorded transcript without the answer that call
+ * gave (the child records the answer before it reports the call).
+ */
+function promptOf(store: SqliteStore, runId: string, nodeId: string): TranscriptMessage[] {
+  const messages = replayTranscript(store.listTranscript(runId, nodeId));
+  return messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
 }

@@ -78,14 +78,15 @@ export class OtelTracing implements Tracing {
     return new OtelTracing(exporter, settings, env);
   }
 
+  get captureContent(): boolean {
+    return this.#capture;
+  }
+
   get dropped(): number {
     return this.#processor.dropped;
   }
 
-  begin(
-    runId: string,
-    options: { name: string; parent?: string; attributes?: Record<string, string> },
-  ): RunTrace {
+  begin(runId: string, options: Parameters<Tracing['begin']>[1]): RunTrace {
     const remote = parseTraceparent(options.parent);
     const traceId = remote?.traceId ?? traceIdOf(runId);
     const tracer = this.#provider.getTracer('arbor');
@@ -118,6 +119,7 @@ export class OtelTracing implements Tracing {
         );
       },
       capture: this.#capture,
+      ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
     });
   }
 
@@ -149,6 +151,7 @@ class OtelRunTrace implements RunTrace {
   readonly #run: Span;
   readonly #start: StartSpan;
   readonly #capture: boolean;
+  readonly #prompt: ((nodeId: string) => unknown[]) | undefined;
   readonly #nodes = new Map<string, Span>();
   readonly #open = new Map<string, Span>();
 
@@ -158,7 +161,9 @@ class OtelRunTrace implements RunTrace {
     traceparent: string;
     start: StartSpan;
     capture: boolean;
+    prompt?: (nodeId: string) => unknown[];
   }) {
+    this.#prompt = options.prompt;
     this.#runId = options.runId;
     this.#run = options.runSpan;
     this.traceparent = options.traceparent;
@@ -222,6 +227,9 @@ class OtelRunTrace implements RunTrace {
           'arbor.endpoint': event.endpoint,
           'arbor.step': event.step,
           ...(this.#capture && event.text !== undefined ? { 'gen_ai.completion': event.text } : {}),
+          ...(this.#capture && this.#prompt !== undefined && event.nodeId !== undefined
+            ? { 'gen_ai.prompt': JSON.stringify(this.#prompt(event.nodeId)) }
+            : {}),
         },
         under,
         at - event.ms,

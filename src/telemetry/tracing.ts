@@ -12,12 +12,23 @@ export interface RunTrace {
 export interface Tracing {
   begin(
     runId: string,
-    options: { name: string; parent?: string; attributes?: Record<string, string> },
+    options: {
+      name: string;
+      parent?: string;
+      attributes?: Record<string, string>;
+      /**
+       * The messages a node's last model call was sent (its recorded transcript before that
+       * call's answer): read only when content is captured.
+       */
+      prompt?: (nodeId: string) => unknown[];
+    },
   ): RunTrace;
   flush(timeoutMs: number): Promise<void>;
   shutdown(timeoutMs: number): Promise<void>;
   /** Spans dropped so far (a full queue, a failed export). */
   readonly dropped: number;
+  /** Whether spans carry content (`capture_content`): nodes then report it. */
+  readonly captureContent: boolean;
 }
 
 /** What turns tracing on: the standard OpenTelemetry variables, else `[observability]`. */

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attr, otlpReceiver as receiver } from '../helpers/otlp-receiver.js';
 import type { PlaybookInput } from '../../src/testing/index.js';
@@ -95,5 +97,29 @@ describe('OpenTelemetry traces of a run', () => {
     expect(stuck.posts()).toBeGreaterThan(0);
     // The flush at exit is bounded (2 s); the run itself never waited on the collector.
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('puts the prompt and the completion in model-call spans when [observability] capture_content is on', async () => {
+    const collector = await receiver();
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'the captured answer' }] }] });
+    const db = tempDb();
+    const config = path.join(path.dirname(db), 'arbor.toml');
+    writeFileSync(
+      config,
+      `[observability]\notlp_endpoint = "${collector.url}"\ncapture_content = true\n`,
+    );
+    const run = await runArbor(
+      ['run', '--intel', llm.url, '--model', 'm', '--config', config, 'Say the secret word.'],
+      { env: { ARBOR_DB: db } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const call = collector.spans.find((s) => s.name.startsWith('chat '));
+    expect(attr(call, 'gen_ai.completion')).toBe('the captured answer');
+    const prompt = JSON.parse(String(attr(call, 'gen_ai.prompt'))) as {
+      role: string;
+      text?: string;
+    }[];
+    expect(prompt.find((m) => m.role === 'user')?.text).toContain('Say the secret word.');
+    expect(prompt.some((m) => m.role === 'assistant')).toBe(false);
   });
 });
