@@ -23,6 +23,8 @@ const EDGE_MODULES = [
   'src/serve/http-app.ts',
   // Child results that are JSON text, re-parsed for the parent.
   'src/supervisor/distill.ts',
+  // Jobs and stream entries of the fleet, parsed once their MAC verifies.
+  'src/fleet/envelope.ts',
 ];
 
 export default tseslint.config(

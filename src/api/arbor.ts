@@ -29,6 +29,7 @@ import {
 } from '../supervisor/index.js';
 import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
+import { openFleet, type OpenFleet } from '../fleet/open-fleet.js';
 import { openTracing, type Tracing } from '../telemetry/tracing.js';
 import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
@@ -64,6 +65,7 @@ export class Arbor {
     settings: OpenSettings & {
       childCommand: ChildCommand | undefined;
       tracing?: Tracing | undefined;
+      fleet?: OpenFleet | undefined;
     },
   ) {
     this.#options = options;
@@ -76,6 +78,7 @@ export class Arbor {
       ...(options.tools === undefined ? {} : { hostTools: options.tools }),
       ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
       ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),
+      ...(settings.fleet === undefined ? {} : { fleet: settings.fleet }),
     });
     this.runs = new RunHistory(this.#runtime.store);
   }
@@ -90,8 +93,14 @@ export class Arbor {
     secrets: readonly string[] = [],
     tools: readonly HostTool[] = [],
     tracing?: Tracing,
+    fleet?: OpenFleet,
   ): { arbor: Arbor; store: SqliteStore } {
-    const arbor = new Arbor({ tools }, env, { ...settings, childCommand: undefined, tracing });
+    const arbor = new Arbor({ tools }, env, {
+      ...settings,
+      childCommand: undefined,
+      tracing,
+      fleet,
+    });
     arbor.#secrets = secrets;
     return { arbor, store: arbor.#runtime.store };
   }
@@ -103,7 +112,8 @@ export class Arbor {
     const childCommand = commandOf(options.childCommand);
     const settings = await openSettings(options, env);
     const tracing = await openTracing(env, settings.base.tracing);
-    return new Arbor(options, env, { ...settings, childCommand, tracing });
+    const fleet = await openFleet(settings.base.fleet, env);
+    return new Arbor(options, env, { ...settings, childCommand, tracing, fleet });
   }
 
   /** Starts a root agent on `instruction`. */

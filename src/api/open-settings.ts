@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigFileSchema, loadConfigFile, type ConfigFile } from '../config/index.js';
 import { resolveRunSettings, type RunSettings } from '../config/index.js';
+import { resolveFleet } from '../config/fleet-settings.js';
 import { resolveCredentials } from '../intel/index.js';
 import { ArborError, formatIssues, type IntelConfig } from '../protocol/index.js';
 import { resolvePeerSecrets, resolveServerSecrets, toCamel } from '../runtime/index.js';
@@ -41,7 +42,15 @@ export async function openSettings(
   let base: RunSettings;
   try {
     // The environment does not override code: only the options (and their file) are read.
-    base = resolveRunSettings('(set per run)', { config: 'Arbor.open' }, {}, { config, cwd });
+    base = resolveRunSettings(
+      '(set per run)',
+      { config: 'Arbor.open' },
+      {},
+      { config: { ...config, queue: undefined }, cwd },
+    );
+    // A fleet's Redis URL, password and all, is the environment's to give (`redis = "env:NAME"`).
+    const fleet = resolveFleet(undefined, config.queue, env, undefined);
+    if (fleet !== undefined) base.fleet = fleet;
   } catch (error) {
     if (error instanceof ArborError) throw new ArborError('config', camelPaths(error.message));
     throw error;

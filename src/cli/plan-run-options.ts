@@ -42,7 +42,11 @@ Plan options:
   --worktrees              each leaf in its own git worktree and branch arbor/<run>/<leaf>,
                            based on its deps' commits; done leaves are merged at the end into
                            arbor/<run>/merged and every conflict is reported
-  --provider process|spawn how leaves run: own process (default) or in this process
+  --provider process|spawn|queue  how leaves run: own process (default), in this process, or
+                           spread over fleet workers (\`arbor worker\`; needs --redis or
+                           ARBOR_REDIS_URL, and ARBOR_FLEET_KEY). With --worktrees, leaves stay
+                           on this machine, where their worktrees are
+  --redis URL              the fleet's Redis, without a password (see \`arbor run --help\`)
   --plan FILE              (resume) the authored plan of the run-log (default: its name
                            without .run)
   --trust-run-log          (resume) take statuses and results from a run-log that does not

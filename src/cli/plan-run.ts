@@ -14,6 +14,7 @@ import { SqliteStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
+import { openFleet } from '../fleet/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
@@ -34,7 +35,7 @@ import { usageError } from './usage-error.js';
 export { PLAN_RUN_HELP } from './plan-run-options.js';
 
 /** How a plan's leaves may run: in their own process, or in this one. */
-const LEAF_PROVIDERS = ['process', 'spawn'] as const;
+const LEAF_PROVIDERS = ['process', 'spawn', 'queue'] as const;
 
 /**
  * `arbor plan run <plan.toml>` and `arbor plan resume <plan.run.toml>`: validates the plan and
@@ -148,7 +149,9 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
   const { plan, flags, settings, io } = context;
   const env = io.env;
   const tracing = await openTracing(env, settings.tracing);
+  const fleet = await openFleet(settings.fleet, env);
   const runtime = new Runtime({
+    ...(fleet === undefined ? {} : { fleet }),
     storePath: settings.dbPath,
     env,
     ...(tracing === undefined ? {} : { tracing }),
@@ -185,6 +188,11 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
     `arbor: run ${runId} (store ${settings.dbPath}); run-log ${started.logPath}${context.mockLabel === undefined ? '' : `\narbor: ${context.mockLabel}`}\n`,
   );
   await announceSafety(context.safety, io);
+  if (flags.worktrees && settings.provider === 'queue')
+    await write(
+      io.stderr,
+      'arbor: --worktrees: leaves run on this machine, where their worktrees are, not on the fleet\n',
+    );
   const { supervisor } = started;
   const tree = context.events === 'tree' ? new LiveTree(io.stderr, supervisor.tree) : undefined;
   const signals = installRunSignals(supervisor, {

@@ -24,6 +24,7 @@ Commands:
   runs               past and present runs: list, show, events, transcript, export, prune
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
   ui                 the web dashboard over a store: runs, live trees, timelines, transcripts
+  worker             take nodes from a fleet's queues on Redis and run them here
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log
@@ -79,6 +80,7 @@ const COMMANDS: Record<string, Command> = {
   // Loaded on use: the A2A SDK, hono and prom-client are not a cost of every other command.
   serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
   ui: async (args, io) => (await import('./ui-command.js')).uiCommand(args, io),
+  worker: async (args, io) => (await import('./worker-command.js')).workerCommand(args, io),
   runs: runsCommand,
   plan: planCommand,
   gate: gateCommand,

@@ -9,6 +9,7 @@ export const RUN_OPTIONS = {
   deadline: { type: 'string' },
   'max-depth': { type: 'string' },
   provider: { type: 'string' },
+  redis: { type: 'string' },
   config: { type: 'string' },
   db: { type: 'string' },
   json: { type: 'boolean' },
@@ -76,7 +77,10 @@ Tools:
 Run:
   --warm                   keep the session open: each stdin line is the next message, one
                            answer per line on stdout; end of input closes the session
-  --provider process       how the root runs (default process)
+  --provider process|queue how agents run: local processes (default), or processes on fleet
+                           workers (\`arbor worker\`) through BullMQ on Redis (env ARBOR_PROVIDER)
+  --redis URL              the fleet's Redis, without a password (that goes in ARBOR_REDIS_URL
+                           or [queue] redis = "env:NAME"); the fleet key is ARBOR_FLEET_KEY
   --config FILE            TOML config (precedence: defaults < file < env < flags)
   --db PATH                the run store (default .arbor/arbor.db; env ARBOR_DB)
   --json                   print a JSON report instead of the bare result

@@ -8,6 +8,7 @@ import { exitCodeFor } from '../runtime/index.js';
 import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
+import { openFleet } from '../fleet/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
 import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
@@ -148,7 +149,9 @@ async function runRoot(
   resume: ResumeRequest | undefined,
 ): Promise<number> {
   const tracing = await openTracing(env, settings.tracing);
+  const fleet = await openFleet(settings.fleet, env);
   const runtime = new Runtime({
+    ...(fleet === undefined ? {} : { fleet }),
     storePath: settings.dbPath,
     env,
     timing,

@@ -9,14 +9,7 @@ import { RUN_OPTIONS } from './run-options.js';
 import { withIntelligence } from './run-setup.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-const {
-  warm: _warm,
-  json: _json,
-  events: _events,
-  resume: _resume,
-  provider: _provider,
-  ...SHARED
-} = RUN_OPTIONS;
+const { warm: _warm, json: _json, events: _events, resume: _resume, ...SHARED } = RUN_OPTIONS;
 
 const SERVE_OPTIONS = {
   ...SHARED,

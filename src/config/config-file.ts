@@ -18,6 +18,7 @@ import {
   RuntimeTrifectaModeSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
+import { QueueTableSchema } from './queue-table.js';
 import { ServeTableSchema } from './serve-table.js';
 import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
 
@@ -218,6 +219,9 @@ export const ConfigFileSchema = z
       .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
       .optional(),
     serve: ServeTableSchema.optional(),
+    queue: QueueTableSchema.optional().describe(
+      'The fleet: nodes run on `arbor worker`s through BullMQ on Redis (`--provider queue`).',
+    ),
     observability: z
       .strictObject({
         otlp_endpoint: HttpUrlSchema.optional().describe(

@@ -11,6 +11,7 @@ import {
 import { DEFAULTS, type RunConfig } from '../runtime/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
 import type { BudgetSettings, ProviderName } from '../supervisor/index.js';
+import { resolveFleet, type FleetSettings } from './fleet-settings.js';
 import { providerOption } from './provider-option.js';
 import { validateAll } from './validate-all.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
@@ -42,6 +43,7 @@ export interface RunFlags {
   'mcp-tags'?: string[] | undefined;
   'allow-trifecta'?: boolean | undefined;
   sandbox?: string | undefined;
+  redis?: string | undefined;
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
@@ -56,6 +58,8 @@ export interface RunSettings extends RunConfig {
   configPath: string | undefined;
   /** `[observability]`: where traces go when the environment does not say. */
   tracing?: TracingSettings;
+  /** Workers on Redis for `queue` nodes (`--provider queue`, `--redis`, `[queue]`). */
+  fleet?: FleetSettings;
 }
 
 /** One source's say on a setting: the value and how to name it in an error. */
@@ -98,7 +102,14 @@ export function resolveRunSettings(
     },
     // The root always runs in its own process; a plan's leaves may also run in this one.
     provider: () =>
-      providerOption(pick('provider', 'ARBOR_PROVIDER'), given.providers ?? ['process']),
+      providerOption(pick('provider', 'ARBOR_PROVIDER'), given.providers ?? ['process', 'queue']),
+    fleet: () =>
+      resolveFleet(
+        flags.redis,
+        config?.queue,
+        env,
+        pick('provider', 'ARBOR_PROVIDER')?.value.trim(),
+      ),
     // Without a usable config file, a missing model or endpoint may be the file's to give.
     intelligence: () => resolveIntelligence(flags, config, pick, configProblem === undefined),
     maxSteps: () =>
@@ -135,9 +146,11 @@ export function resolveRunSettings(
       return instruction;
     },
   });
-  const { config: _config, tokens, usd, ...settings } = checked;
+  const { config: _config, tokens, usd, fleet, ...settings } = checked;
   return {
     ...settings,
+    ...(fleet === undefined ? {} : { fleet }),
+    processOnFleet: settings.provider === 'queue',
     swapPolicy: config?.intelligence?.swap_policy ?? DEFAULTS.swapPolicy,
     maxBreadth: config?.limits?.max_breadth ?? DEFAULTS.maxBreadth,
     maxTotal: config?.limits?.max_total ?? DEFAULTS.maxTotal,

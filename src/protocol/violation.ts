@@ -23,6 +23,8 @@ export const VIOLATION_CODES = [
   /** A frame nested deeper than `MAX_FRAME_DEPTH`, or past what one child may hold open or send
    * (see `CHILD_BOUNDS`). */
   'over_bound',
+  /** An entry on a fleet stream whose MAC did not verify, or that came out of sequence. */
+  'bad_signature',
 ] as const;
 export type ViolationCode = (typeof VIOLATION_CODES)[number];
 

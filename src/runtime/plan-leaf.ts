@@ -23,7 +23,7 @@ export interface LeafDispatchOptions {
   /** Each leaf in its own git worktree (`--worktrees`). */
   worktrees: PlanWorktrees | undefined;
   /** Provider for every leaf (`--provider`; default `process`). */
-  provider: 'process' | 'spawn' | 'fork' | undefined;
+  provider: 'process' | 'spawn' | 'fork' | 'queue' | undefined;
   /** Filled in as leaves start: the node that ran each leaf (its last attempt), by leaf id. */
   nodes: Map<string, string>;
 }
@@ -74,7 +74,9 @@ export function leafDispatcher(
         ...(options.provider === undefined ? {} : { provider: options.provider }),
       },
       [],
-      { mode: 'plan', cwd, protect },
+      // Only a leaf in a worktree has a directory of its own; the others may run anywhere (a
+      // pooled child, a fleet worker).
+      { mode: 'plan', ...(options.worktrees === undefined ? {} : { cwd }), protect },
     );
     if (!spawned.ok) return { status: 'failed', result: `refused: ${spawned.reason}` };
     const { child } = spawned;

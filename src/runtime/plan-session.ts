@@ -29,7 +29,7 @@ export interface PlanStart extends RunStart {
   /** Each leaf in its own git worktree, merged back at the end. */
   worktrees: boolean;
   /** Provider for every leaf (default `process`). */
-  provider: 'process' | 'spawn' | 'fork' | undefined;
+  provider: 'process' | 'spawn' | 'fork' | 'queue' | undefined;
   /**
    * `runId` names an interrupted run of this plan, continued rather than recorded anew: its
    * recorded tree is rebuilt, leaves that had finished keep their results, and leaves that were

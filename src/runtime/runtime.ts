@@ -12,6 +12,7 @@ import {
   Supervisor,
   timingFromEnv,
   type ChildCommand,
+  type FleetPort,
   type HumanResponder,
   type NodeResult,
   type ResumeState,
@@ -47,6 +48,8 @@ export interface RuntimeOptions {
   childCommand?: ChildCommand;
   /** OpenTelemetry tracing, when it is on: every run's events become its spans. */
   tracing?: Tracing;
+  /** Workers on Redis for `queue` nodes; the runtime closes it when it closes. */
+  fleet?: FleetPort & { close(): Promise<void> };
 }
 
 /** What starting a run takes, all of it validated. */
@@ -151,6 +154,9 @@ export class Runtime {
         ? {}
         : { childCommand: this.#options.childCommand }),
       ...(resume === undefined ? {} : { resume }),
+      ...(this.#options.fleet === undefined
+        ? {}
+        : { fleet: this.#options.fleet, processOnFleet: config.processOnFleet === true }),
       onEvent: (event) => {
         if (traced !== undefined) {
           const known = eventOf(event, runId, (id) => supervisor.tree.get(id)?.path);
@@ -328,6 +334,7 @@ export class Runtime {
     await Promise.all(running.map(([supervisor]) => supervisor.stopAll('the runtime is closing')));
     await Promise.all(running.map(([, finished]) => finished));
     this.store.close();
+    await this.#options.fleet?.close();
     // The last spans go out, within a bound: a collector that is down does not hold the exit.
     await this.#options.tracing?.shutdown(TRACE_FLUSH_MS);
   }

@@ -49,6 +49,8 @@ export interface RunConfig {
   warm: boolean;
   /** The store's path, subtracted from every grant. */
   dbPath: string;
+  /** Run on the runtime's fleet every node that would be a local process (`--provider queue`). */
+  processOnFleet?: boolean;
 }
 
 /** arbor's defaults, in one place: `arbor run`, `arbor plan run` and the library all use them. */

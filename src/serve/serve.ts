@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
+import { openFleet } from '../fleet/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
@@ -79,12 +80,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
   const scheduling: ScheduleHost = {};
   const tracing = await openTracing(options.env, options.settings.tracing);
+  const fleet = await openFleet(options.settings.fleet, options.env);
   const { arbor, store } = Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
     principals.generated?.file === undefined ? [] : [principals.generated.file],
     scheduleTools(scheduling),
     tracing,
+    fleet,
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;

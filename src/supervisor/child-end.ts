@@ -74,6 +74,7 @@ export function syntheticEnd(
   const tail = stderrTail.length > 0 ? `; last stderr: ${stderrTail.slice(-3).join(' | ')}` : '';
   const reason =
     teardown?.reason ??
+    (exit.lost === undefined ? undefined : `worker lost: ${exit.lost}`) ??
     `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) without a result${tail}`;
   return {
     outcome: outcomeOf(teardown?.status ?? 'crashed', null, reason),

@@ -52,7 +52,7 @@ export function childCommand(env: NodeJS.ProcessEnv): ChildCommand {
 const PASSED =
   /^(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|TMP|TEMP|TERM|SYSTEMROOT|COMSPEC)$/;
 /** arbor's own knobs (timings, test kill points) pass, except anything that may hold a secret. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL/;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|REDIS/;
 
 /**
  * The environment a child process starts with: an allow-list of the parent's, never a credential.

@@ -5,6 +5,11 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
   /** Set when the child could not be started at all. */
   error?: Error;
+  /**
+   * Set when the machine running the child was lost (a fleet worker that died or handed the
+   * node back): the node may be queued again for another worker, from its recorded transcript.
+   */
+  lost?: string;
 }
 
 /** Where a child's output goes once someone supervises it. */

@@ -33,8 +33,10 @@ export {
   PROVIDERS,
   PROVIDER_NAMES,
   requireCapabilities,
+  type FleetPort,
   type Provider,
   type ProviderName,
+  type RemoteStart,
 } from './providers.js';
 export { cut, distillResult } from './distill.js';
 export { LiveNode, type NodeMode } from './live-node.js';

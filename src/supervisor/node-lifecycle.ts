@@ -15,7 +15,8 @@ import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeRunner } from './node-runner.js';
-import { PROVIDERS } from './providers.js';
+import { PROVIDERS, type FleetPort } from './providers.js';
+import { requeuePayload } from './requeue.js';
 import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
@@ -38,6 +39,8 @@ export interface NodeEnvironment {
   env: NodeJS.ProcessEnv;
   cwd: string | undefined;
   pool: ChildPool | undefined;
+  /** Workers on other machines, for `queue` nodes. */
+  fleet: FleetPort | undefined;
   /** How a child process is started, when not arbor's own child (`ARBOR_CHILD_COMMAND`). */
   childCommand: ChildCommand | undefined;
   /** Gated and routed tools: worked out before the child starts, served while it runs. */
@@ -176,18 +179,40 @@ export class NodeLifecycle {
     const owner = this.#owner;
     const childEnvironment = childEnv(env.env, sent);
     const cwd = live.cwd ?? env.cwd;
+    const isRemote = live.provider === 'queue';
     live.runner = new NodeRunner({
       payload: sent,
-      startChild: () =>
+      startChild: (payload, attempt) =>
         PROVIDERS[live.provider].start({
-          payload: sent,
+          payload,
           command: env.childCommand ?? childCommand(env.env),
           env: childEnvironment,
           // A node with its own working directory (a plan leaf in its worktree) never takes a
           // pooled child: those were started in the supervisor's directory.
           ...(cwd === undefined ? {} : { cwd }),
           ...(env.pool === undefined || live.cwd !== undefined ? {} : { pool: env.pool }),
+          ...(isRemote
+            ? {
+                remote: {
+                  fleet: env.fleet,
+                  node: { runId: env.runId, nodeId: node.id, path: node.path },
+                  attempt,
+                  timing: env.timing,
+                  record: (kind, fields) => {
+                    owner.record(node, kind, fields);
+                  },
+                },
+              }
+            : {}),
         }),
+      ...(isRemote && env.fleet !== undefined
+        ? {
+            requeue: {
+              attempts: env.fleet.attempts,
+              payload: () => requeuePayload(env.store, env.runId, node, sent),
+            },
+          }
+        : {}),
       timing: env.timing,
       now: () => env.now(),
       handlers: {
@@ -220,6 +245,10 @@ export class NodeLifecycle {
         });
         owner.setStatus(node, 'running');
         killPoint('child-ready', env.store);
+      },
+      onRequeue: (attempt, reason) => {
+        owner.record(node, 'node.requeue', { attempt, reason });
+        owner.setStatus(node, 'spawning');
       },
       onRestart: (attempt, delayMs, reason) => {
         owner.record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });

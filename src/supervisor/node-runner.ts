@@ -9,7 +9,14 @@ import type { Timing } from './timing.js';
 export interface NodeRunnerOptions {
   payload: SpawnPayload;
   /** Starts the running side of the node (once per attempt), through its provider. */
-  startChild(): ChildHandle;
+  startChild(payload: SpawnPayload, attempt: number): ChildHandle;
+  /**
+   * A node whose machine can be lost (a fleet worker): when it is, the node is started again,
+   * up to `attempts` in all, from `payload()` (its recorded transcript).
+   */
+  requeue?: { attempts: number; payload(): SpawnPayload };
+  /** The node is being started again after its machine was lost (attempt number, why). */
+  onRequeue?(attempt: number, reason: string): void;
   timing: Timing;
   handlers: ProcessRunHandlers;
   now: () => number;
@@ -30,6 +37,8 @@ export class NodeRunner {
   readonly #stopped = new AbortController();
   #run: ProcessRun | undefined;
   #attempt = 0;
+  /** The payload the next attempt starts with: the first, or one rebuilt after a loss. */
+  #payload: SpawnPayload;
   /** Injected messages not yet answered by a `turn` frame, oldest first, and the run each went to. */
   #unanswered: { message: string; sentTo: ProcessRun | undefined }[] = [];
   #turnsSeen = 0;
@@ -45,6 +54,7 @@ export class NodeRunner {
 
   constructor(options: NodeRunnerOptions) {
     this.#options = options;
+    this.#payload = options.payload;
     this.#answered = options.payload.warm && options.payload.resume?.answered !== undefined;
     this.#governor = new RestartGovernor({
       ...DEFAULT_GOVERNOR,
@@ -74,11 +84,13 @@ export class NodeRunner {
       } catch (error) {
         beforeReady = true;
         if (!this.#options.payload.warm || this.#stopped.signal.aborted) {
-          await run.result;
+          const end = await run.result;
+          if (this.#requeue(end)) continue;
           throw error;
         }
       }
       const end = await run.result;
+      if (this.#requeue(end)) continue;
       if (!this.#options.payload.warm || end.via !== 'synthetic' || this.#stopped.signal.aborted)
         return end;
       const decision = this.#governor.onFailure(this.#options.now(), { beforeReady });
@@ -157,14 +169,29 @@ export class NodeRunner {
     if (run.send(closing.frame)) closing.sentTo = run;
   }
 
+  /**
+   * Starts the node again when its machine was lost and attempts remain: true when it will. The
+   * next attempt goes on from the node's recorded transcript.
+   */
+  #requeue(end: ChildEnd): boolean {
+    const requeue = this.#options.requeue;
+    const lost = end.exit.lost;
+    if (requeue === undefined || lost === undefined || this.#isStopped()) return false;
+    if (this.#attempt >= requeue.attempts) return false;
+    this.#payload = requeue.payload();
+    this.#options.onRequeue?.(this.#attempt + 1, lost);
+    return true;
+  }
+
   #isStopped(): boolean {
     return this.#stopped.signal.aborted;
   }
 
   #start(): ProcessRun {
-    const { payload, handlers } = this.#options;
+    const { handlers } = this.#options;
+    const payload = this.#payload;
     this.#run = new ProcessRun(payload, {
-      child: this.#options.startChild(),
+      child: this.#options.startChild(payload, this.#attempt),
       timing: this.#options.timing,
       now: this.#options.now,
       handlers: {

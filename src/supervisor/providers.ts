@@ -6,8 +6,9 @@ import type { ChildPool } from './child-pool.js';
 import { ChildProcess } from './child-process.js';
 import { InMemoryChild } from './in-memory-child.js';
 import { runA2aChild } from './a2a-child.js';
+import type { Timing } from './timing.js';
 
-export const PROVIDER_NAMES = ['process', 'spawn', 'fork', 'a2a'] as const;
+export const PROVIDER_NAMES = ['process', 'spawn', 'fork', 'a2a', 'queue'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 /**
@@ -38,6 +39,31 @@ export interface StartContext {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   pool?: ChildPool;
+  /** Where `queue` children run, and what they need to be placed there. */
+  remote?: RemoteStart;
+}
+
+/** What a child started on a fleet needs besides its payload. */
+export interface RemoteStart {
+  fleet: FleetPort | undefined;
+  node: { runId: string; nodeId: string; path: string };
+  /** The attempt this start is (1 for the first; more after the node was queued again). */
+  attempt: number;
+  timing: Timing;
+  /** Records an event of the node (queued, which worker took it, lost). */
+  record(kind: string, fields: Record<string, unknown>): void;
+}
+
+/**
+ * A fleet of workers that runs `queue` children (see `src/fleet/`). The supervisor still mints
+ * every payload and serves every request; the fleet only carries the child's frames.
+ */
+export interface FleetPort {
+  /** Attempts in all for a node whose worker is lost, before it ends `crashed`. */
+  readonly attempts: number;
+  /** Labels every job of this run needs (a worker must have them all). */
+  readonly labels: readonly string[];
+  start(payload: SpawnPayload, remote: RemoteStart): ChildHandle;
 }
 
 /** How a node's child is run. Every provider yields a handle speaking protocol v1. */
@@ -83,6 +109,23 @@ export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
     name: 'fork',
     capabilities: { ...CHILD_CODE, tlsCa: false, inheritsParentContext: true },
     start: inProcess,
+  },
+  /**
+   * A child process on a fleet worker, reached through BullMQ on Redis: the same child, sandbox
+   * and kill ladder as `process`, on another machine. The worker resolves credentials and MCP
+   * servers from its own environment and config; an extra CA file is the worker's business.
+   */
+  queue: {
+    name: 'queue',
+    capabilities: { ...CHILD_CODE, tlsCa: false, inheritsParentContext: false },
+    start: ({ payload, remote }) => {
+      if (remote?.fleet === undefined)
+        throw new ArborError(
+          'usage',
+          'provider `queue` needs a fleet: give `--redis` (or `ARBOR_REDIS_URL`, or `[queue] redis`) and `ARBOR_FLEET_KEY`',
+        );
+      return remote.fleet.start(payload, remote);
+    },
   },
   /**
    * A remote A2A agent (the node's one peer) does the work; the node lives in this process and

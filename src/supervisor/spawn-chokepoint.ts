@@ -60,6 +60,8 @@ export interface ChokepointContext {
   budgetFor?(caller: Caller, requested: SubagentRunArgs['budget']): Share;
   /** Authority checks over the child's narrowed grant (trifecta, policy); a string is the refusal. */
   checkGrant?(payload: SpawnPayload, caller: Caller): string | undefined;
+  /** Whether the run has a fleet of workers for `queue` children. */
+  hasFleet?: boolean;
 }
 
 /** A spawn the chokepoint let through: the child's payload minus what only the tree can mint. */
@@ -131,6 +133,10 @@ export function admitSpawn(
   if (!servers.ok) return refuse(servers.reason);
   const peers = peersFor(caller.payload.a2a_peers, args);
   if (!peers.ok) return refuse(peers.reason);
+  if (args.provider === 'queue' && context.hasFleet !== true)
+    return refuse(
+      'provider `queue` needs a fleet of workers, and this run has none (start it with `--redis`, `ARBOR_REDIS_URL` or `[queue] redis`)',
+    );
   const provider = PROVIDERS[args.provider ?? 'process'];
   try {
     requireCapabilities(provider, {

@@ -24,6 +24,7 @@ export interface SpawnDoorOptions {
   cwd: string;
   now: () => number;
   checkGrant: ChokepointContext['checkGrant'];
+  hasFleet: boolean;
   /** The caller's children still running. */
   running(caller: LiveNode): LiveNode[];
   record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
@@ -106,9 +107,10 @@ export class SpawnDoor {
   }
 
   #context(): ChokepointContext {
-    const { tree, limits, cwd, now, budget, checkGrant } = this.#options;
+    const { tree, limits, cwd, now, budget, checkGrant, hasFleet } = this.#options;
     return {
       tree,
+      hasFleet,
       limits,
       rate: this.#rate,
       cwd,

@@ -5,6 +5,7 @@ import type { ChildEnd } from './child-end.js';
 import type { ChildCommand } from './child-entry.js';
 import type { ChildPool } from './child-pool.js';
 import type { HumanResponder } from './human-gates.js';
+import type { FleetPort } from './providers.js';
 import type { ChokepointContext, SpawnLimits } from './spawn-chokepoint.js';
 import type { ResumeState } from './resumed-run.js';
 import type { RunStore } from './store-port.js';
@@ -27,6 +28,13 @@ export interface SupervisorOptions {
   cwd?: string;
   /** Idle children started ahead of time, taken instead of starting a new process. */
   pool?: ChildPool;
+  /**
+   * Workers on other machines, reached through BullMQ on Redis: nodes with the `queue` provider
+   * run there (and every `process` node, with `processOnFleet`).
+   */
+  fleet?: FleetPort;
+  /** Run on the fleet every node that would be a local process (`--provider queue`). */
+  processOnFleet?: boolean;
   limits?: SpawnLimits;
   /** Spawn rate: at most `count` spawns per `perMs` across the run. */
   rate?: { count: number; perMs: number };

@@ -357,7 +357,7 @@ export class Supervisor {
     cwd?: string,
     resumed?: ResumedRun,
   ): LiveNode {
-    const live = new LiveNode(node, payload, mode, provider);
+    const live = new LiveNode(node, payload, mode, placed(provider, cwd, this.#options));
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
     this.#live.set(node.id, live);
@@ -440,4 +440,19 @@ export class Supervisor {
     });
     if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
   }
+}
+
+/**
+ * Where a node runs: with `processOnFleet`, every `process` node goes to the fleet; a node with a
+ * working directory of its own (a plan leaf in its worktree) always runs here, where that is.
+ */
+function placed(
+  provider: ProviderName,
+  cwd: string | undefined,
+  options: { fleet?: unknown; processOnFleet?: boolean },
+): ProviderName {
+  if (cwd !== undefined) return provider === 'queue' ? 'process' : provider;
+  return provider === 'process' && options.processOnFleet === true && options.fleet !== undefined
+    ? 'queue'
+    : provider;
 }

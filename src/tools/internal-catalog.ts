@@ -86,10 +86,10 @@ export const SubagentRunArgs = z.strictObject({
       'Authority to grant: paths it may read or write, commands, hosts; never more than yours.',
     ),
   provider: z
-    .enum(['process', 'spawn', 'fork', 'a2a'])
+    .enum(['process', 'spawn', 'fork', 'a2a', 'queue'])
     .optional()
     .describe(
-      '`process` (default, isolated), `spawn` (in-process), `fork` (in-process, starts from your conversation so far), `a2a` (a remote A2A agent: name it in `peer`).',
+      '`process` (default, isolated), `spawn` (in-process), `fork` (in-process, starts from your conversation so far), `a2a` (a remote A2A agent: name it in `peer`), `queue` (a process on a fleet worker, when the run has a fleet).',
     ),
   peer: z
     .string()

@@ -104,7 +104,7 @@ const CASES: BadInput[] = [
     name: 'a bad ARBOR_PROVIDER',
     args: ['run', ...MODEL, 'x'],
     env: { ARBOR_PROVIDER: 'thread' },
-    says: ['Expected `ARBOR_PROVIDER` to be `process`, got `thread`.'],
+    says: ['Expected `ARBOR_PROVIDER` to be `process` or `queue`, got `thread`.'],
   },
   {
     name: 'no --model, and other bad flags',

@@ -136,7 +136,11 @@ describe('resolveRunSettings', () => {
       '`--mcp fs=…` is given twice; each MCP server needs its own name.',
     ],
     [{ provider: 'thread' }, {}, 'Expected `--provider` to be `process`'],
-    [{}, { ARBOR_PROVIDER: 'thread' }, 'Expected `ARBOR_PROVIDER` to be `process`, got `thread`.'],
+    [
+      {},
+      { ARBOR_PROVIDER: 'thread' },
+      'Expected `ARBOR_PROVIDER` to be `process` or `queue`, got `thread`.',
+    ],
     [{ intel: undefined }, {}, 'No model endpoint'],
     [{ model: undefined }, {}, 'No model name'],
     [

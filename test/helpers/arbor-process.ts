@@ -110,6 +110,16 @@ export class ArborProcess {
     }
   }
 
+  /** Resolves once `check` holds, looking again whenever the process writes something. */
+  async waitUntil(check: () => boolean, what = 'a condition'): Promise<void> {
+    for (;;) {
+      if (check()) return;
+      if (this.child.exitCode !== null || this.child.signalCode !== null)
+        throw new Error(`arbor exited before ${what}; stderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
   writeLine(text: string): void {
     this.child.stdin.write(`${text}\n`);
   }

@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfigFile, resolveMcpServers, type ConfigFile } from '../config/index.js';
+import { FleetKey } from '../fleet/fleet-key.js';
+import { checkName } from '../fleet/queue-names.js';
+import { fleetRedisUrl } from '../fleet/redis-url.js';
+import { EXIT } from '../runtime/index.js';
+import { childCommand, timingFromEnv } from '../supervisor/index.js';
+import { probeSandbox } from '../tools/index.js';
+import { write, type CliIo } from './output.js';
+import { parseCommandArgs, usageError } from './usage-error.js';
+
+export const WORKER_HELP = `Usage: arbor worker [options]
+
+Takes nodes from the fleet's queues on Redis (BullMQ) and runs each as a child process here, with
+the same child, exec sandbox and kill ladder as a local one. The supervisor that queued a node
+stays its only authority: it minted the payload, serves its requests and keeps its records; the
+worker relays the child's frames. See docs/scale-out.md.
+
+  --redis URL          the fleet's Redis, without a password (it would show in ps): a URL with
+                       one goes in ARBOR_REDIS_URL, or [queue] redis = "env:NAME" in --config
+  --concurrency N      children at once (default 4; [queue.worker] concurrency)
+  --queue NAME         the base queue (default arbor; [queue] queue)
+  --labels a,b         what this machine has (up to 4): it also takes jobs that need any of
+                       them ([queue.worker] labels)
+  --workspace DIR      the nodes' working directory here (default: the current directory;
+                       [queue.worker] workspace)
+  --config FILE        [queue], [queue.worker], and the [[mcp.server]]s this worker may start:
+                       a node gets only servers named here, started as written here
+
+ARBOR_FLEET_KEY (at least 32 characters, the supervisor's too) must be set: jobs and frames that
+do not carry its MAC are refused. Credentials a node needs (the model's key, MCP servers' tokens)
+come from this worker's environment, never from Redis.
+
+Signals: SIGTERM or SIGINT drain (no new jobs; running nodes finish); a second one hands the
+running nodes back, to be queued again for another worker.
+`;
+
+const WORKER_OPTIONS = {
+  redis: { type: 'string' },
+  concurrency: { type: 'string' },
+  queue: { type: 'string' },
+  labels: { type: 'string' },
+  workspace: { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** `arbor worker`: runs until it is signalled and has drained (or handed its nodes back). */
+export async function workerCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs('worker', args, WORKER_OPTIONS, true);
+  if (values.help === true) {
+    await write(io.stdout, WORKER_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 0)
+    throw usageError(`\`arbor worker\` takes no arguments; got \`${positionals.join(' ')}\`.`);
+  const env = io.env;
+  const config: ConfigFile | undefined =
+    values.config === undefined ? undefined : loadConfigFile(values.config);
+  const table = config?.queue;
+  const key = FleetKey.fromEnv(env);
+  const url = fleetRedisUrl({ flag: values.redis, config: table?.redis }, env);
+  if (url === undefined)
+    throw usageError(
+      "`arbor worker` needs the fleet's Redis: `--redis URL`, `ARBOR_REDIS_URL`, or `[queue] redis` in `--config`.",
+    );
+  const concurrency = countOf(values.concurrency) ?? table?.worker?.concurrency ?? 4;
+  const queue = checkName(values.queue ?? table?.queue ?? 'arbor', '`--queue`');
+  const labels =
+    values.labels === undefined
+      ? (table?.worker?.labels ?? [])
+      : values.labels
+          .split(',')
+          .map((label) => label.trim())
+          .filter((label) => label !== '')
+          .map((label) => checkName(label, 'a label in `--labels`'));
+  const workspace = path.resolve(values.workspace ?? table?.worker?.workspace ?? process.cwd());
+  mkdirSync(workspace, { recursive: true });
+  const servers = new Map(
+    resolveMcpServers({ config: values.config }, config).map((server) => [server.name, server]),
+  );
+  const timing = timingFromEnv(env);
+  const sandbox = await probeSandbox(env);
+  const { FleetWorker } = await import('../fleet/fleet-worker.js');
+  const log = (line: string): void => {
+    void write(io.stderr, `arbor worker: ${line}\n`);
+  };
+  const worker = await FleetWorker.start({
+    url,
+    key,
+    queue,
+    labels,
+    concurrency,
+    workspace,
+    command: childCommand(env),
+    secrets: { env, servers, sandbox },
+    ladder: {
+      cancelGraceMs: timing.cancelGraceMs,
+      termGraceMs: timing.termGraceMs,
+      killWaitMs: timing.killWaitMs,
+    },
+    log,
+  });
+  if (sandbox.mode !== 'bwrap')
+    log(`warning: the exec sandbox is unavailable here (${sandbox.reason ?? 'unknown reason'})`);
+  log(
+    `${worker.id} taking jobs from ${worker.queues.join(', ')} (concurrency ${concurrency}, workspace ${workspace})`,
+  );
+  let signals = 0;
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = (signal: string): void => {
+      signals += 1;
+      if (signals === 1) {
+        log(`${signal}: draining (running nodes finish; send it again to hand them back)`);
+        void worker.drain().then(resolve);
+      } else if (signals === 2) {
+        log(`${signal}: handing the running nodes back`);
+        void worker.handBack().then(resolve);
+      }
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  await stopped;
+  const { taken, finished, refused } = worker.counts;
+  log(`stopped: ${taken} taken, ${finished} finished, ${refused} refused`);
+  return EXIT.ok;
+}
+
+function countOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 1024)
+    throw usageError(
+      `Expected \`--concurrency\` to be a whole number from 1 to 1024, got \`${raw}\`.`,
+    );
+  return value;
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import type { FleetKey } from './fleet-key.js';
+
+/** What a worker tells the supervisor on a node's up stream. */
+export const UpRecordSchema = z.discriminatedUnion('k', [
+  /** A worker took the job: who and where, recorded with the attempt. */
+  z.object({ k: z.literal('hello'), worker: z.string().max(200), host: z.string().max(200) }),
+  /** One agent frame the child wrote, as its encoded line (decoded again by the supervisor). */
+  z.object({ k: z.literal('frame'), line: z.string() }),
+  /** A line the worker's reader could not turn into a frame. */
+  z.object({
+    k: z.literal('violation'),
+    code: z.string().max(64),
+    reason: z.string().max(2_000),
+    excerpt: z.string().max(2_000),
+  }),
+  /** One line of the child's log. */
+  z.object({ k: z.literal('stderr'), line: z.string().max(16_384) }),
+  /** The worker is alive and holds the node (sent every ping interval, whatever the child does). */
+  z.object({ k: z.literal('beat') }),
+  /**
+   * The child ended (or never started). `lost` says the worker is handing the node back (it is
+   * being stopped, or it refused the job for a reason that another worker may not share).
+   */
+  z.object({
+    k: z.literal('exit'),
+    code: z.number().int().nullable(),
+    signal: z.string().max(32).nullable(),
+    error: z.string().max(4_000).optional(),
+    lost: z.string().max(1_000).optional(),
+  }),
+]);
+export type UpRecord = z.infer<typeof UpRecordSchema>;
+
+/** What the supervisor tells a worker on a node's down stream. */
+export const DownRecordSchema = z.discriminatedUnion('k', [
+  /** One control frame for the child, encoded. */
+  z.object({ k: z.literal('frame'), line: z.string() }),
+  /** Close the child's input. */
+  z.object({ k: z.literal('close') }),
+  /** Signal the child's process group (a rung of the supervisor's kill ladder). */
+  z.object({ k: z.literal('signal'), signal: z.enum(['SIGTERM', 'SIGKILL']) }),
+]);
+export type DownRecord = z.infer<typeof DownRecordSchema>;
+
+/** The fields of one stream entry: the message and its MAC. */
+export interface SealedEntry {
+  m: string;
+  h: string;
+}
+
+/**
+ * Seals a record for a stream: the MAC covers the stream's key, the record's sequence number and
+ * the record, so an entry cannot be replayed, reordered or moved to another node's stream.
+ */
+export function seal(
+  key: FleetKey,
+  stream: string,
+  seq: number,
+  record: UpRecord | DownRecord,
+): SealedEntry {
+  const m = JSON.stringify({ s: seq, r: record });
+  return { m, h: key.sign(stream, m) };
+}
+
+export type Opened<R> = { ok: true; record: R } | { ok: false; reason: string };
+
+const MessageSchema = z.object({ s: z.number().int().nonnegative(), r: z.unknown() });
+
+/**
+ * Opens an entry read from `stream`: its MAC must verify and its sequence number must be the one
+ * expected next. Anything else is refused with the reason, and the caller counts it.
+ */
+export function open<R>(
+  key: FleetKey,
+  stream: string,
+  fields: readonly string[],
+  expectedSeq: number,
+  schema: z.ZodType<R>,
+): Opened<R> {
+  const m = fieldOf(fields, 'm');
+  const h = fieldOf(fields, 'h');
+  if (m === undefined || h === undefined)
+    return { ok: false, reason: 'an entry without `m` and `h`' };
+  if (!key.verify(stream, m, h)) return { ok: false, reason: 'an entry whose MAC does not verify' };
+  let value: unknown;
+  try {
+    value = JSON.parse(m);
+  } catch {
+    return { ok: false, reason: 'a signed entry that is not JSON' };
+  }
+  const message = MessageSchema.safeParse(value);
+  if (!message.success) return { ok: false, reason: 'a signed entry without a sequence number' };
+  if (message.data.s !== expectedSeq)
+    return {
+      ok: false,
+      reason: `an entry out of sequence (expected ${expectedSeq}, got ${message.data.s})`,
+    };
+  const record = schema.safeParse(message.data.r);
+  if (!record.success) return { ok: false, reason: 'a signed entry of an unknown shape' };
+  return { ok: true, record: record.data };
+}
+
+function fieldOf(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+/** The body of a job: everything a worker needs to run one attempt of one node. */
+export const JobBodySchema = z.object({
+  v: z.literal(1),
+  run_id: z.string().min(1),
+  node_id: z.string().min(1),
+  path: z.string(),
+  attempt: z.number().int().positive(),
+  /** The node's streams: the worker writes `up` and reads `down`. */
+  up: z.string().min(1),
+  down: z.string().min(1),
+  /** The payload, redacted: credentials travel as references, resolved on the worker. */
+  payload: z.record(z.string(), z.unknown()),
+  /** Endpoints (by index) the supervisor held a key for: the worker must find one for each. */
+  keyed: z.array(z.number().int().nonnegative()).default([]),
+  /** The supervisor pings this often; a worker that hears nothing for long stops the child. */
+  ping_ms: z.number().int().positive(),
+  /** Past this (epoch ms) the job is stale, and a worker refuses it. */
+  expires_at: z.number().int().positive(),
+});
+export type JobBody = z.infer<typeof JobBodySchema>;
+
+/** A job as it sits in Redis: the body as text and its MAC, bound to the job's id. */
+export interface SignedJob {
+  body: string;
+  mac: string;
+}
+
+export function signJob(key: FleetKey, jobId: string, body: JobBody): SignedJob {
+  const text = JSON.stringify(body);
+  return { body: text, mac: key.sign(`job:${jobId}`, text) };
+}
+
+/** Opens a job taken from the queue: the MAC must verify under its id, and the body parse. */
+export function openJob(key: FleetKey, jobId: string, data: unknown): Opened<JobBody> {
+  const signed = z.object({ body: z.string(), mac: z.string() }).safeParse(data);
+  if (!signed.success) return { ok: false, reason: 'a job without a signed body' };
+  if (!key.verify(`job:${jobId}`, signed.data.body, signed.data.mac))
+    return { ok: false, reason: 'a job whose MAC does not verify' };
+  let value: unknown;
+  try {
+    value = JSON.parse(signed.data.body);
+  } catch {
+    return { ok: false, reason: 'a signed job that is not JSON' };
+  }
+  const body = JobBodySchema.safeParse(value);
+  if (!body.success) return { ok: false, reason: 'a signed job of an unknown shape' };
+  return { ok: true, record: body.data };
+}

@@ -1,0 +1,184 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ChildCommand } from '../supervisor/index.js';
+import { openJob } from './envelope.js';
+import type { FleetKey } from './fleet-key.js';
+import { STREAM_PREFIX } from './fleet.js';
+import { DEFAULT_QUEUE, queuesOf } from './queue-names.js';
+import { connectRedis } from './connect-redis.js';
+import type { WorkerSecrets } from './restore-payload.js';
+import { StreamHub } from './stream-hub.js';
+import { runJob, type JobReport, type WorkerPlace } from './worker-job.js';
+
+export interface FleetWorkerOptions {
+  url: string;
+  key: FleetKey;
+  /** The base queue name (default `arbor`). */
+  queue?: string;
+  /** What this worker has: it takes jobs that need any subset of these. */
+  labels?: readonly string[];
+  /** Children run at once (default 4). */
+  concurrency?: number;
+  workspace: string;
+  command: ChildCommand;
+  secrets: WorkerSecrets;
+  ladder: WorkerPlace['ladder'];
+  /** BullMQ's lock on an active job: a worker silent for this long has stalled (default 30 s). */
+  lockDurationMs?: number;
+  log(message: string): void;
+}
+
+/** What a worker has done, for its log and its tests. */
+export interface WorkerCounts {
+  taken: number;
+  finished: number;
+  /** Jobs whose MAC did not verify: never run. */
+  refused: number;
+}
+
+/**
+ * `arbor worker`: takes jobs from the fleet's queues and runs each node's child here, under the
+ * same child code, sandbox and kill ladder as a local child. It holds no authority: every payload
+ * is minted and signed by a supervisor, and every request its children make is served there.
+ */
+export class FleetWorker {
+  readonly id: string;
+  readonly counts: WorkerCounts = { taken: 0, finished: 0, refused: 0 };
+  readonly #options: FleetWorkerOptions;
+  readonly #writer: Redis;
+  readonly #hub: StreamHub;
+  readonly #workers: Worker[] = [];
+  /** Connections handed to BullMQ, which does not close one it was given. */
+  readonly #connections: Redis[] = [];
+  readonly #handBack = new AbortController();
+  readonly #place: WorkerPlace;
+  #active = 0;
+  #waiting: (() => void)[] = [];
+
+  private constructor(options: FleetWorkerOptions, writer: Redis) {
+    this.#options = options;
+    this.id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 6)}`;
+    this.#writer = writer;
+    const reader = writer.duplicate();
+    reader.on('error', () => undefined);
+    this.#hub = new StreamHub({ reader, writer, wakeKey: `${STREAM_PREFIX}:wake:${this.id}` });
+    this.#place = {
+      key: options.key,
+      writer,
+      hub: this.#hub,
+      workerId: this.id,
+      host: hostname(),
+      workspace: options.workspace,
+      command: options.command,
+      secrets: options.secrets,
+      ladder: options.ladder,
+      now: () => Date.now(),
+      log: (message) => {
+        options.log(message);
+      },
+    };
+  }
+
+  /** Connects and starts taking jobs. */
+  static async start(options: FleetWorkerOptions): Promise<FleetWorker> {
+    const writer = await connectRedis(options.url, `arbor-worker@${hostname()}`);
+    const worker = new FleetWorker(options, writer);
+    worker.#listen();
+    return worker;
+  }
+
+  /** The queues this worker takes jobs from. */
+  get queues(): string[] {
+    return queuesOf(this.#options.queue ?? DEFAULT_QUEUE, this.#options.labels ?? []);
+  }
+
+  /** Stops taking jobs and waits for the running ones to finish. */
+  async drain(): Promise<void> {
+    await Promise.all(this.#workers.map((worker) => worker.close()));
+    await this.#close();
+  }
+
+  /** Stops taking jobs, stops the running children and hands their nodes back to be queued again. */
+  async handBack(): Promise<void> {
+    this.#handBack.abort();
+    await this.drain();
+  }
+
+  #listen(): void {
+    const concurrency = this.#options.concurrency ?? 4;
+    for (const name of this.queues) {
+      const connection = this.#writer.duplicate();
+      connection.on('error', () => undefined);
+      this.#connections.push(connection);
+      const worker = new Worker(name, (job) => this.#process(job), {
+        connection,
+        concurrency,
+        // A job whose worker died is not run again by BullMQ: it fails, and the supervisor queues
+        // the node again from its recorded transcript (a fresh job, a fresh pair of streams).
+        maxStalledCount: 0,
+        ...(this.#options.lockDurationMs === undefined
+          ? {}
+          : {
+              lockDuration: this.#options.lockDurationMs,
+              stalledInterval: this.#options.lockDurationMs,
+            }),
+      });
+      worker.on('error', (error) => {
+        this.#options.log(`queue ${name}: ${error.message}`);
+      });
+      this.#workers.push(worker);
+    }
+  }
+
+  async #process(job: Job): Promise<{ refused?: string; code?: number | null }> {
+    const opened = openJob(this.#options.key, job.id ?? '', job.data);
+    if (!opened.ok) {
+      this.counts.refused += 1;
+      this.#options.log(`refused job ${job.id ?? '?'}: ${opened.reason}`);
+      return { refused: opened.reason };
+    }
+    await this.#slot();
+    this.counts.taken += 1;
+    const { path, attempt, run_id: runId } = opened.record;
+    this.#options.log(`took ${job.id ?? '?'} (run ${runId}, node ${path}, attempt ${attempt})`);
+    let report: JobReport;
+    try {
+      report = await runJob(this.#place, opened.record, this.#handBack.signal);
+    } finally {
+      this.#release();
+    }
+    this.counts.finished += 1;
+    const { code, signal, error } = report.exit;
+    this.#options.log(
+      `ended ${job.id ?? '?'}: ${error === undefined ? `code ${String(code)}, signal ${String(signal)}` : error.message}`,
+    );
+    return {
+      code: report.exit.code,
+      ...(report.refused === undefined ? {} : { refused: report.refused }),
+    };
+  }
+
+  /** One slot of the worker's concurrency, shared by all of its queues. */
+  async #slot(): Promise<void> {
+    const limit = this.#options.concurrency ?? 4;
+    if (this.#active < limit) {
+      this.#active += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next === undefined) this.#active -= 1;
+    else next();
+  }
+
+  async #close(): Promise<void> {
+    await this.#hub.close();
+    for (const connection of this.#connections) connection.disconnect();
+    this.#writer.disconnect();
+  }
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { Redis } from 'ioredis';
+import { ArborProcess } from './arbor-process.js';
+import type { TestRedis } from './redis.js';
+
+/** The fleet key of the tests' supervisors and workers (never a real one). */
+export const FLEET_KEY = 'test-fleet-key-5b0e1c9a2f7d4e8b9c3a6d1f';
+/** The model key the tests' supervisors hold: it must never reach Redis. */
+export const MODEL_KEY = 'sk-fleet-test-4c1d9e7a2b8f3e6d';
+
+const running: ArborProcess[] = [];
+
+afterEach(async () => {
+  const workers = running.splice(0);
+  for (const worker of workers) if (worker.child.exitCode === null) worker.signal('SIGKILL');
+  await Promise.all(workers.map((worker) => worker.exited));
+});
+
+/** What every fleet process of a test gets: the key and the Redis URL with its password. */
+export function fleetEnv(redis: TestRedis): NodeJS.ProcessEnv {
+  return { ARBOR_FLEET_KEY: FLEET_KEY, ARBOR_REDIS_URL: redis.secretUrl };
+}
+
+/**
+ * Starts an `arbor worker` in a working directory of its own (standing in for a machine of its
+ * own), and resolves once it takes jobs.
+ */
+export async function startWorker(
+  redis: TestRedis,
+  options: { concurrency?: number; env?: NodeJS.ProcessEnv; args?: string[] } = {},
+): Promise<ArborProcess & { dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'arbor-worker-'));
+  const worker = new ArborProcess(
+    ['worker', '--concurrency', String(options.concurrency ?? 4), ...(options.args ?? [])],
+    {
+      cwd: dir,
+      env: { ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis), ...options.env },
+    },
+  );
+  running.push(worker);
+  await worker.waitForStderr(/taking jobs from/);
+  return Object.assign(worker, { dir });
+}
+
+/** The jobs a worker has taken, and those that have ended, from its log. */
+export function jobsOf(worker: ArborProcess): { took: number; ended: number } {
+  return {
+    took: worker.stderr.match(/^arbor worker: took /gm)?.length ?? 0,
+    ended: worker.stderr.match(/^arbor worker: ended /gm)?.length ?? 0,
+  };
+}
+
+/** Waits until `check` holds of the worker's log. */
+export async function waitForLog(
+  worker: ArborProcess,
+  check: (jobs: { took: number; ended: number }) => boolean,
+): Promise<void> {
+  await worker.waitUntil(() => check(jobsOf(worker)), 'its log showed the jobs awaited');
+}
+
+/** Every key in the Redis and everything it holds, as text: for scanning for secrets. */
+export async function dumpRedis(redis: TestRedis): Promise<{ keys: string[]; text: string }> {
+  const client = new Redis(redis.secretUrl);
+  try {
+    const keys = await client.keys('*');
+    const parts: string[] = [];
+    for (const key of keys) {
+      const type = await client.type(key);
+      parts.push(key);
+      if (type === 'string') parts.push((await client.get(key)) ?? '');
+      else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
+      else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
+      else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
+      else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, 0, -1)));
+      else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
+    }
+    return { keys, text: parts.join('\n') };
+  } finally {
+    client.disconnect();
+  }
+}
