@@ -1,7 +1,12 @@
 import { createModelClient } from '../src/intel/index.js';
 import type { IntelConfig } from '../src/protocol/index.js';
 import type { SqliteStore } from '../src/store/index.js';
-import { DEFAULT_TIMING, Supervisor, type ChildPool } from '../src/supervisor/index.js';
+import {
+  DEFAULT_TIMING,
+  Supervisor,
+  type ChildPool,
+  type FleetPort,
+} from '../src/supervisor/index.js';
 import { DIRECT_SYSTEM, rootPhrase, subtask, type Shape } from './delegation-playbook.js';
 
 /** One arbor run of the delegation benchmark, set up as `arbor run` would set it up. */
@@ -18,6 +23,8 @@ export interface ArborRun {
   pool?: ChildPool;
   /** The supervisor's environment (`ARBOR_CHILD_COMMAND` changes how children start). */
   env?: NodeJS.ProcessEnv;
+  /** Workers on Redis: every process node (the root too) runs there instead. */
+  fleet?: FleetPort;
 }
 
 export function intelligence(url: string): IntelConfig {
@@ -57,6 +64,7 @@ export async function timeArborRun(run: ArborRun): Promise<{ ms: number; runId: 
     env: run.env ?? process.env,
     cwd: run.dir,
     ...(run.pool === undefined ? {} : { pool: run.pool }),
+    ...(run.fleet === undefined ? {} : { fleet: run.fleet, processOnFleet: true }),
     limits: { maxDepth: 1, maxBreadth: 8, maxTotal: run.n },
     // The default rate (8 spawns per 2 s) would refuse the ninth back-to-back delegation.
     rate: { count: run.n, perMs: 1_000 },

@@ -26,15 +26,15 @@ import type { BenchResult } from './stats.js';
  * per pair of adjacent runs: (delegating − no-op) / N − one direct call. See
  * `docs/performance.md`.
  */
-const N = 20;
+export const N = 20;
 /** Warm-up pairs and timed pairs; a process-provider run takes seconds, and varies less. */
-const IN_PROCESS: Plan = { warmup: 3, reps: 20 };
-const PROCESS: Plan = { warmup: 1, reps: 8 };
-const DIRECT_CALLS = 100;
+export const IN_PROCESS: Plan = { warmup: 3, reps: 20 };
+export const PROCESS: Plan = { warmup: 1, reps: 8 };
+export const DIRECT_CALLS = 100;
 /** Idle children for the pooled variant, as in `bench/spawn.ts`. */
 const POOL_SIZE = 4;
 
-interface Plan {
+export interface Plan {
   warmup: number;
   reps: number;
 }
@@ -80,7 +80,7 @@ export async function benchDelegation(): Promise<BenchResult> {
 }
 
 /** Warm-up, then `reps` pairs of a delegating and a no-op run, alternating which goes first. */
-async function measureArbor(
+export async function measureArbor(
   llm: FakeLlm,
   label: string,
   direct: number[],
@@ -116,7 +116,7 @@ async function measureArbor(
  * replaced 20 ms later, while the run goes on; a run that takes children faster than they are
  * replaced gets cold ones once the pool is empty.
  */
-async function measurePooled(
+export async function measurePooled(
   llm: FakeLlm,
   direct: number[],
   run: Omit<ArborRun, 'shape'>,

@@ -3,6 +3,7 @@ import { benchCodec } from './codec.js';
 import { benchDeadlineOvershoot } from './deadline-overshoot.js';
 import { benchDelegation } from './delegation.js';
 import { benchDetector } from './detector.js';
+import { benchFleet } from './fleet.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
 import { benchSandbox } from './sandbox.js';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   'deadline-overshoot': benchDeadlineOvershoot,
   delegation: benchDelegation,
   detector: benchDetector,
+  fleet: benchFleet,
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
   sandbox: benchSandbox,

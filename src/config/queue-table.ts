@@ -45,6 +45,13 @@ export const QueueTableSchema = z.strictObject({
         .max(1024)
         .optional()
         .describe('Children this worker runs at once (default 4).'),
+      pool: z
+        .number()
+        .int()
+        .min(0)
+        .max(1024)
+        .optional()
+        .describe('Children kept started and loaded, waiting for a node (default 2).'),
       labels: z
         .array(Name)
         .max(4)

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ChildCommand } from '../supervisor/index.js';
+import { ChildPool, childEnv, type ChildCommand } from '../supervisor/index.js';
 import { openJob } from './envelope.js';
 import type { FleetKey } from './fleet-key.js';
 import { STREAM_PREFIX } from './fleet.js';
@@ -21,6 +21,8 @@ export interface FleetWorkerOptions {
   labels?: readonly string[];
   /** Children run at once (default 4). */
   concurrency?: number;
+  /** Children kept started and loaded ahead of time, for a fast start (default 0). */
+  pool?: number;
   workspace: string;
   command: ChildCommand;
   secrets: WorkerSecrets;
@@ -54,6 +56,7 @@ export class FleetWorker {
   readonly #connections: Redis[] = [];
   readonly #handBack = new AbortController();
   readonly #place: WorkerPlace;
+  readonly #pool: ChildPool | undefined;
   #active = 0;
   #waiting: (() => void)[] = [];
 
@@ -64,6 +67,16 @@ export class FleetWorker {
     const reader = writer.duplicate();
     reader.on('error', () => undefined);
     this.#hub = new StreamHub({ reader, writer, wakeKey: `${STREAM_PREFIX}:wake:${this.id}` });
+    this.#pool =
+      (options.pool ?? 0) > 0
+        ? new ChildPool({
+            command: options.command,
+            // What any child may see of this machine's environment: no credential.
+            env: childEnv(options.secrets.env),
+            size: options.pool ?? 0,
+            cwd: options.workspace,
+          })
+        : undefined;
     this.#place = {
       key: options.key,
       writer,
@@ -73,6 +86,7 @@ export class FleetWorker {
       workspace: options.workspace,
       command: options.command,
       secrets: options.secrets,
+      ...(this.#pool === undefined ? {} : { pool: this.#pool }),
       ladder: options.ladder,
       now: () => Date.now(),
       log: (message) => {
@@ -177,6 +191,7 @@ export class FleetWorker {
   }
 
   async #close(): Promise<void> {
+    this.#pool?.close();
     await this.#hub.close();
     for (const connection of this.#connections) connection.disconnect();
     this.#writer.disconnect();

@@ -3,6 +3,7 @@ import { decodeLine, encodeFrame, PROTOCOL_VERSION } from '../protocol/index.js'
 import {
   ChildProcess,
   childEnv,
+  type ChildPool,
   killLadder,
   type ChildCommand,
   type ProcessExit,
@@ -31,6 +32,8 @@ export interface WorkerPlace {
   workspace: string;
   command: ChildCommand;
   secrets: WorkerSecrets;
+  /** Children started ahead of time in the workspace, loaded and waiting for a payload. */
+  pool?: ChildPool;
   /** The local kill ladder's rungs, used when the supervisor is gone or the worker stops. */
   ladder: { cancelGraceMs: number; termGraceMs: number; killWaitMs: number };
   now: () => number;
@@ -112,12 +115,15 @@ export async function runJob(
     });
   }
 
-  const child = new ChildProcess({
-    command: place.command.command,
-    args: place.command.args,
-    env: childEnv(place.secrets.env, payload),
-    cwd: place.workspace,
-  });
+  // A pooled child started without a payload: one that needs an extra CA starts fresh, with it.
+  const child =
+    (payload.tls_ca === undefined ? place.pool?.take() : undefined) ??
+    new ChildProcess({
+      command: place.command.command,
+      args: place.command.args,
+      env: childEnv(place.secrets.env, payload),
+      cwd: place.workspace,
+    });
   child.attach({
     onFrame: (frame) => void write({ k: 'frame', line: encodeFrame(frame).trimEnd() }),
     onViolation: (violation) =>

@@ -59,7 +59,10 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|REDIS/;
  * When the payload names an extra CA, Node loads it at start-up through `NODE_EXTRA_CA_CERTS`, so
  * it is in place before the child's first dial.
  */
-export function childEnv(parent: NodeJS.ProcessEnv, payload: SpawnPayload): NodeJS.ProcessEnv {
+export function childEnv(
+  parent: NodeJS.ProcessEnv,
+  payload: Pick<SpawnPayload, 'tls_ca'> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined) continue;

@@ -19,13 +19,21 @@ export class ChildPool {
   readonly #command: ChildCommand;
   readonly #env: NodeJS.ProcessEnv;
   readonly #size: number;
+  readonly #cwd: string | undefined;
   readonly #idle: Idle[] = [];
   #closed = false;
 
-  constructor(options: { command: ChildCommand; env: NodeJS.ProcessEnv; size: number }) {
+  constructor(options: {
+    command: ChildCommand;
+    env: NodeJS.ProcessEnv;
+    size: number;
+    /** Where the children start (default: this process's directory). */
+    cwd?: string;
+  }) {
     this.#command = options.command;
     this.#env = options.env;
     this.#size = options.size;
+    this.#cwd = options.cwd;
     for (let i = 0; i < this.#size; i++) this.#startOne();
   }
 
@@ -67,6 +75,7 @@ export class ChildPool {
       command: this.#command.command,
       args: this.#command.args,
       env: { ...this.#env, [CHILD_POOLED_ENV]: '1' },
+      ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }),
     });
     const idle: Idle = { child, waiting: false };
     child.attach({

@@ -286,4 +286,27 @@ describeWithRedis('runs with nodes on fleet workers', () => {
     expect(requeue?.data).toEqual({ attempt: 2, reason: 'the worker is stopping' });
     expect(jobsOf(second).took).toBe(1);
   }, 60_000);
+
+  it('ends a node no worker takes with a reason that says so, and withdraws its job', async () => {
+    const redis = await startRedis();
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'never asked' }] }] });
+    const { arbor } = runOnFleet(redis, llm.url, ['--provider', 'queue'], 'Answer.', {
+      ARBOR_READY_TIMEOUT_MS: '1000',
+    });
+    const exit = await arbor.exited;
+    expect(exit.code).not.toBe(0);
+    expect(arbor.stderr).toContain(
+      'no fleet worker took the job (is one running for this queue and its labels?)',
+    );
+    // A worker that starts later finds nothing left to run.
+    const late = await startWorker(redis);
+    const client = new Redis(redis.secretUrl);
+    try {
+      expect(await client.llen('bull:arbor:wait')).toBe(0);
+    } finally {
+      client.disconnect();
+    }
+    expect(jobsOf(late).took).toBe(0);
+    expect(llm.requests).toHaveLength(0);
+  });
 });
