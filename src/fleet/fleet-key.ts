@@ -4,6 +4,9 @@ import { ArborError } from '../protocol/index.js';
 /** The variable the supervisor and every worker read the fleet key from. */
 export const FLEET_KEY_VARIABLE = 'ARBOR_FLEET_KEY';
 
+/** A MAC as `sign` writes it: 64 lowercase hex digits, nothing else. */
+const MAC_TEXT = /^[0-9a-f]{64}$/;
+
 /** Shortest key accepted: 32 characters (e.g. `openssl rand -hex 32` gives 64). */
 const MIN_KEY_CHARS = 32;
 
@@ -43,6 +46,7 @@ export class FleetKey {
 
   /** Whether `mac` is the MAC of `text` in `scope`; compared in constant time. */
   verify(scope: string, text: string, mac: string): boolean {
+    if (!MAC_TEXT.test(mac)) return false;
     const expected = Buffer.from(this.sign(scope, text), 'hex');
     const given = Buffer.from(mac, 'hex');
     return given.length === expected.length && timingSafeEqual(given, expected);

@@ -66,7 +66,14 @@ export class FleetWorker {
     this.#writer = writer;
     const reader = writer.duplicate();
     reader.on('error', () => undefined);
-    this.#hub = new StreamHub({ reader, writer, wakeKey: `${STREAM_PREFIX}:wake:${this.id}` });
+    this.#hub = new StreamHub({
+      reader,
+      writer,
+      wakeKey: `${STREAM_PREFIX}:wake:${this.id}`,
+      onError: (error) => {
+        options.log(`reading the streams: ${error.message}`);
+      },
+    });
     this.#pool =
       (options.pool ?? 0) > 0
         ? new ChildPool({

@@ -1,4 +1,4 @@
-import { ArborError, redactUrl } from '../protocol/index.js';
+import { ArborError } from '../protocol/index.js';
 
 /** The variable a Redis URL with a password comes from. */
 export const REDIS_URL_VARIABLE = 'ARBOR_REDIS_URL';
@@ -40,7 +40,7 @@ function checked(raw: string, where: string, mayHoldPassword: boolean): string {
   } catch {
     throw new ArborError(
       'usage',
-      `Expected ${where} to be a URL such as \`redis://host:6379\`, got \`${redactUrl(raw)}\`.`,
+      `Expected ${where} to be a URL such as \`redis://host:6379\`, got \`${maskCredentials(raw)}\`.`,
     );
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
@@ -54,4 +54,9 @@ function checked(raw: string, where: string, mayHoldPassword: boolean): string {
       `${where} must not carry a password (it would show in \`ps\` or sit in a file): give the URL in \`${REDIS_URL_VARIABLE}\`, or name a variable with \`[queue] redis = "env:NAME"\`.`,
     );
   return raw;
+}
+
+/** Text that did not parse as a URL, with anything between `//` and the last `@` masked. */
+function maskCredentials(raw: string): string {
+  return raw.replace(/\/\/.*@/, '//[redacted]@');
 }

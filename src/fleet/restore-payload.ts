@@ -45,7 +45,7 @@ export async function restorePayload(
     if (endpoint !== undefined && endpoint.api_key === undefined)
       throw new ArborError(
         'config',
-        `Endpoint ${index} (${endpoint.url}) needs an API key, and this worker's environment has none: set ${endpoint.credential_ref === undefined ? "`ARBOR_API_KEY` (or the dialect's own variable)" : `the variable \`${endpoint.credential_ref}\` names`} for the worker.`,
+        `Endpoint ${index} (${endpoint.url}) needs an API key, and this worker's environment has none: set \`ARBOR_API_KEY\` (or the dialect's own variable) for the worker, or give the endpoint a \`credential_ref\` the worker can resolve.`,
       );
   }
   intelligence.endpoints.forEach((endpoint, index) => {
@@ -53,7 +53,7 @@ export async function restorePayload(
       if (value === REDACTED)
         throw new ArborError(
           'config',
-          `Endpoint ${index}: header \`${name}\` held a literal secret, which does not travel to workers; give it as \`{{env:NAME}}\`.`,
+          `Endpoint ${index}: header \`${name}\` holds a secret, which does not travel to workers: give the endpoint's key as its API key instead (\`credential_ref = "env:NAME"\`, or \`ARBOR_API_KEY\`), which each worker resolves from its own environment.`,
         );
   });
   const servers = await resolveServerSecrets(

@@ -95,7 +95,12 @@ export class StreamHub {
           watched.lastId = id;
           // A sink may unwatch (its node ended) part-way through a batch.
           if (this.#watched.get(key) !== watched) break;
-          watched.sink(fields);
+          // A sink that throws loses its entry, never the reads of every other stream.
+          try {
+            watched.sink(fields);
+          } catch (error) {
+            this.#onError(error instanceof Error ? error : new Error(String(error)));
+          }
         }
       }
     }
