@@ -147,6 +147,11 @@ describeWithRedis('a plan on a fleet of three workers', () => {
     ]);
     // Six slots for six leaves: each worker holds two.
     await Promise.all(workers.map((worker) => waitForLog(worker, (jobs) => jobs.took === 2)));
+    // Each worker has said so on the node's stream: the six up streams exist.
+    await arbor.waitUntil(
+      () => arbor.events.filter((line) => line.event === 'fleet.assigned').length === 6,
+      'six nodes were assigned',
+    );
     const { keys, text } = await dumpRedis(redis);
     expect(keys.filter((key) => /^arbor:fleet:run_.*:up$/.test(key))).toHaveLength(6);
     expect(text).not.toContain(MODEL_KEY);
