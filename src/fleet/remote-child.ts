@@ -4,13 +4,16 @@ import {
   encodeFrame,
   redactPayload,
   VIOLATION_CODES,
-  type AgentFrame,
   type ControlFrame,
-  type ProtocolViolation,
   type SpawnPayload,
   type ViolationCode,
 } from '../protocol/index.js';
-import type { ChildHandle, ChildListeners, ProcessExit } from '../supervisor/index.js';
+import {
+  OutputRelay,
+  type ChildHandle,
+  type ChildListeners,
+  type ProcessExit,
+} from '../supervisor/index.js';
 import {
   open,
   seal,
@@ -58,11 +61,6 @@ export interface RemoteChildOptions {
   now?: () => number;
 }
 
-type Output =
-  | { kind: 'frame'; frame: AgentFrame }
-  | { kind: 'violation'; violation: ProtocolViolation }
-  | { kind: 'stderr'; line: string };
-
 const STDERR_TAIL = 20;
 /** How long the down stream of a node whose worker was lost stays, for the worker to read. */
 const LOST_STREAM_TTL_S = 600;
@@ -81,14 +79,14 @@ export class RemoteChild implements ChildHandle {
   readonly #tail: string[] = [];
   #resolveExit!: (exit: ProcessExit) => void;
   #exit: ProcessExit | undefined;
-  #listeners: ChildListeners | undefined;
-  #early: Output[] = [];
+  readonly #output = new OutputRelay();
   #upSeq = 0;
   #downSeq = 0;
   #lines = 0;
   /** A worker has taken the job (it said `hello`). */
   #isTaken = false;
-  #isQueued = false;
+  /** Settles once the job is in the queue (or could not be added): a withdrawal waits for it. */
+  #queued: Promise<void> | undefined;
   #isInputClosed = false;
   /** Writes to the down stream, in order. */
   #writes: Promise<unknown> = Promise.resolve();
@@ -108,10 +106,7 @@ export class RemoteChild implements ChildHandle {
   }
 
   attach(listeners: ChildListeners): void {
-    this.#listeners = listeners;
-    const early = this.#early;
-    this.#early = [];
-    for (const output of early) this.#emit(output);
+    this.#output.attach(listeners);
   }
 
   hasExited(): boolean {
@@ -164,10 +159,11 @@ export class RemoteChild implements ChildHandle {
   async #giveUp(): Promise<void> {
     if (this.#exit !== undefined) return;
     const { link, jobId, labels } = this.#options;
+    const queued = this.#queued;
     if (
       !this.#isTaken &&
-      this.#isQueued &&
-      (await link.withdraw(jobId, labels).catch(() => false))
+      queued !== undefined &&
+      (await queued.then(() => link.withdraw(jobId, labels)).catch(() => false))
     ) {
       this.#settle({
         code: null,
@@ -199,9 +195,8 @@ export class RemoteChild implements ChildHandle {
       ping_ms: pingMs,
       expires_at: now + readyTimeoutMs,
     });
-    this.#isQueued = true;
     this.#options.record?.('fleet.queued', { job: jobId, attempt, labels: [...labels] });
-    link.enqueue(jobId, job, labels).catch((error: unknown) => {
+    this.#queued = link.enqueue(jobId, job, labels).catch((error: unknown) => {
       this.#settle({
         code: null,
         signal: null,
@@ -232,7 +227,7 @@ export class RemoteChild implements ChildHandle {
       UpRecordSchema,
     );
     if (!opened.ok) {
-      this.#emit({
+      this.#output.emit({
         kind: 'violation',
         violation: {
           line: ++this.#lines,
@@ -264,7 +259,7 @@ export class RemoteChild implements ChildHandle {
         return;
       case 'frame': {
         const decoded = decodeLine(record.line, ++this.#lines, 'up');
-        this.#emit(
+        this.#output.emit(
           decoded.ok
             ? { kind: 'frame', frame: decoded.frame }
             : { kind: 'violation', violation: decoded.violation },
@@ -272,7 +267,7 @@ export class RemoteChild implements ChildHandle {
         return;
       }
       case 'violation':
-        this.#emit({
+        this.#output.emit({
           kind: 'violation',
           violation: {
             line: ++this.#lines,
@@ -285,7 +280,7 @@ export class RemoteChild implements ChildHandle {
       case 'stderr':
         this.#tail.push(record.line);
         if (this.#tail.length > STDERR_TAIL) this.#tail.shift();
-        this.#emit({ kind: 'stderr', line: record.line });
+        this.#output.emit({ kind: 'stderr', line: record.line });
         return;
       case 'exit':
         if (record.lost !== undefined)
@@ -315,17 +310,6 @@ export class RemoteChild implements ChildHandle {
 
   #now(): number {
     return (this.#options.now ?? Date.now)();
-  }
-
-  #emit(output: Output): void {
-    const listeners = this.#listeners;
-    if (listeners === undefined) {
-      this.#early.push(output);
-      return;
-    }
-    if (output.kind === 'frame') listeners.onFrame(output.frame);
-    else if (output.kind === 'violation') listeners.onViolation(output.violation);
-    else listeners.onStderr?.(output.line);
   }
 
   #settle(exit: ProcessExit): void {

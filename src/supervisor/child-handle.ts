@@ -21,6 +21,45 @@ export interface ChildListeners {
   onStderr?(line: string): void;
 }
 
+/** One piece of a child's output, in the order it wrote them. */
+export type ChildOutput =
+  | { kind: 'frame'; frame: AgentFrame }
+  | { kind: 'violation'; violation: ProtocolViolation }
+  | { kind: 'stderr'; line: string };
+
+/**
+ * Where a child handle puts its output: held until someone attaches, then passed on in order, the
+ * held pieces first.
+ */
+export class OutputRelay {
+  #listeners: ChildListeners | undefined;
+  #early: ChildOutput[] = [];
+
+  attach(listeners: ChildListeners): void {
+    this.#listeners = listeners;
+    const early = this.#early;
+    this.#early = [];
+    for (const output of early) this.emit(output);
+  }
+
+  /** Passes nothing more on: a child abandoned at SIGKILL says nothing after it. */
+  silence(): void {
+    this.#listeners = { onFrame: () => undefined, onViolation: () => undefined };
+    this.#early = [];
+  }
+
+  emit(output: ChildOutput): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) {
+      this.#early.push(output);
+      return;
+    }
+    if (output.kind === 'frame') listeners.onFrame(output.frame);
+    else if (output.kind === 'violation') listeners.onViolation(output.violation);
+    else listeners.onStderr?.(output.line);
+  }
+}
+
 /**
  * The running side of a node, whatever runs it: an OS process (`process` provider) or an agent in
  * this process behind an in-memory channel (`spawn`, `fork`). Both speak protocol v1, so the same

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createFrameReader, encodeFrame, type ControlFrame } from '../protocol/index.js';
 import {
-  createFrameReader,
-  encodeFrame,
-  type AgentFrame,
-  type ControlFrame,
-  type ProtocolViolation,
-} from '../protocol/index.js';
-import type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
+  OutputRelay,
+  type ChildHandle,
+  type ChildListeners,
+  type ProcessExit,
+} from './child-handle.js';
 
 export interface ChildProcessOptions {
   /** The program and arguments that start a child (see `childCommand`). */
@@ -21,11 +20,6 @@ export interface ChildProcessOptions {
 /** Longest stderr line kept; the rest of a longer line is dropped. */
 const MAX_STDERR_LINE_CHARS = 8 * 1024;
 
-type Output =
-  | { kind: 'frame'; frame: AgentFrame }
-  | { kind: 'violation'; violation: ProtocolViolation }
-  | { kind: 'stderr'; line: string };
-
 /**
  * One child OS process speaking protocol v1: its own process group (so the whole subtree can be
  * signalled at once), control frames down its stdin, agent frames up its stdout, logs on its
@@ -38,9 +32,8 @@ export class ChildProcess implements ChildHandle {
   readonly #tailSize: number;
   readonly exited: Promise<ProcessExit>;
   #exit: ProcessExit | undefined;
-  #listeners: ChildListeners | undefined;
+  readonly #output = new OutputRelay();
   /** Output that arrived before anyone attached (a pooled child's start-up logs). */
-  #early: Output[] = [];
 
   /**
    * Starts the process. Its output is held until `attach` names where it goes, so a child can be
@@ -57,7 +50,7 @@ export class ChildProcess implements ChildHandle {
     const reader = createFrameReader('up');
     this.#process.stdout.on('data', (chunk: Buffer) => {
       for (const result of reader.push(chunk)) {
-        this.#emit(
+        this.#output.emit(
           result.ok
             ? { kind: 'frame', frame: result.frame }
             : { kind: 'violation', violation: result.violation },
@@ -66,7 +59,7 @@ export class ChildProcess implements ChildHandle {
     });
     this.#process.stdout.on('end', () => {
       for (const result of reader.end()) {
-        this.#emit(
+        this.#output.emit(
           result.ok
             ? { kind: 'frame', frame: result.frame }
             : { kind: 'violation', violation: result.violation },
@@ -104,10 +97,7 @@ export class ChildProcess implements ChildHandle {
 
   /** Routes the child's output (and anything it wrote before this call) to `listeners`. */
   attach(listeners: ChildListeners): void {
-    this.#listeners = listeners;
-    const early = this.#early;
-    this.#early = [];
-    for (const output of early) this.#emit(output);
+    this.#output.attach(listeners);
   }
 
   get pid(): number | undefined {
@@ -151,18 +141,7 @@ export class ChildProcess implements ChildHandle {
     if (line === '') return;
     this.#tail.push(line);
     if (this.#tail.length > this.#tailSize) this.#tail.shift();
-    this.#emit({ kind: 'stderr', line });
-  }
-
-  #emit(output: Output): void {
-    const listeners = this.#listeners;
-    if (listeners === undefined) {
-      this.#early.push(output);
-      return;
-    }
-    if (output.kind === 'frame') listeners.onFrame(output.frame);
-    else if (output.kind === 'violation') listeners.onViolation(output.violation);
-    else listeners.onStderr?.(output.line);
+    this.#output.emit({ kind: 'stderr', line });
   }
 
   #settle(exit: ProcessExit, resolve: (exit: ProcessExit) => void): void {

@@ -1,18 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { runChild, type ChildDeps, type ChildIo } from '../child/index.js';
+import { createFrameReader, encodeFrame, type ControlFrame } from '../protocol/index.js';
 import {
-  createFrameReader,
-  encodeFrame,
-  type AgentFrame,
-  type ControlFrame,
-  type ProtocolViolation,
-} from '../protocol/index.js';
-import type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
-
-type Output =
-  | { kind: 'frame'; frame: AgentFrame }
-  | { kind: 'violation'; violation: ProtocolViolation }
-  | { kind: 'stderr'; line: string };
+  OutputRelay,
+  type ChildHandle,
+  type ChildListeners,
+  type ProcessExit,
+} from './child-handle.js';
 
 /**
  * A child agent running in this process, behind an in-memory channel. It runs the very code a
@@ -28,8 +22,7 @@ export class InMemoryChild implements ChildHandle {
   readonly exited: Promise<ProcessExit>;
   readonly #stdin = new PassThrough();
   readonly #tail: string[] = [];
-  #listeners: ChildListeners | undefined;
-  #early: Output[] = [];
+  readonly #output = new OutputRelay();
   #exit: ProcessExit | undefined;
   #abandon!: (exit: ProcessExit) => void;
 
@@ -40,7 +33,7 @@ export class InMemoryChild implements ChildHandle {
     const reader = createFrameReader('up');
     stdout.on('data', (chunk: Buffer) => {
       for (const result of reader.push(chunk)) {
-        this.#emit(
+        this.#output.emit(
           result.ok
             ? { kind: 'frame', frame: result.frame }
             : { kind: 'violation', violation: result.violation },
@@ -78,10 +71,7 @@ export class InMemoryChild implements ChildHandle {
   }
 
   attach(listeners: ChildListeners): void {
-    this.#listeners = listeners;
-    const early = this.#early;
-    this.#early = [];
-    for (const output of early) this.#emit(output);
+    this.#output.attach(listeners);
   }
 
   send(frame: ControlFrame): boolean {
@@ -98,7 +88,7 @@ export class InMemoryChild implements ChildHandle {
     if (this.#exit !== undefined) return;
     this.closeInput();
     if (signal === 'SIGKILL') {
-      this.#listeners = { onFrame: () => undefined, onViolation: () => undefined };
+      this.#output.silence();
       this.#abandon({ code: null, signal: 'SIGKILL' });
     }
   }
@@ -111,17 +101,6 @@ export class InMemoryChild implements ChildHandle {
     if (line === '') return;
     this.#tail.push(line);
     if (this.#tail.length > 20) this.#tail.shift();
-    this.#emit({ kind: 'stderr', line });
-  }
-
-  #emit(output: Output): void {
-    const listeners = this.#listeners;
-    if (listeners === undefined) {
-      this.#early.push(output);
-      return;
-    }
-    if (output.kind === 'frame') listeners.onFrame(output.frame);
-    else if (output.kind === 'violation') listeners.onViolation(output.violation);
-    else listeners.onStderr?.(output.line);
+    this.#output.emit({ kind: 'stderr', line });
   }
 }

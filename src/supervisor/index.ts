@@ -17,7 +17,13 @@ export {
   type TerminalReport,
 } from './child-end.js';
 export { ChildPool } from './child-pool.js';
-export type { ChildHandle, ChildListeners, ProcessExit } from './child-handle.js';
+export {
+  OutputRelay,
+  type ChildHandle,
+  type ChildListeners,
+  type ChildOutput,
+  type ProcessExit,
+} from './child-handle.js';
 export { ChildProcess, type ChildProcessOptions } from './child-process.js';
 export { InMemoryChild } from './in-memory-child.js';
 export {

@@ -8,6 +8,7 @@ import { ArborProcess, tempDb } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
 import { EVERYTHING_BIN } from '../helpers/mcp-servers.js';
 import { runArbor } from '../helpers/run-arbor.js';
+import { EXEC_AND_WRITE_POLICY } from '../helpers/policy-fixture.js';
 
 const EVERYTHING = `everything=${process.execPath} ${EVERYTHING_BIN} stdio`;
 
@@ -176,26 +177,7 @@ describe('MCP servers through delegation', () => {
   });
 });
 
-const POLICY = `
-[[security.policy]]
-action = "allow"
-reason = "the one command we trust"
-[security.policy.match]
-tool = "exec"
-args = [{ path = "command", equals = "echo allowed" }]
-
-[[security.policy]]
-action = "deny"
-reason = "no other shell commands"
-[security.policy.match]
-tool = "exec"
-
-[[security.policy]]
-action = "ask"
-question = "May the agent write out.txt?"
-[security.policy.match]
-tool = "fs.write"
-
+const POLICY = `${EXEC_AND_WRITE_POLICY}
 [[security.policy]]
 action = "deny"
 reason = "the echo tool is off limits"

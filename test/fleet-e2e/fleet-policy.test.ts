@@ -6,29 +6,9 @@ import { expect, it } from 'vitest';
 import { ArborProcess } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
 import { fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
+import { EXEC_AND_WRITE_POLICY } from '../helpers/policy-fixture.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import { runArbor } from '../helpers/run-arbor.js';
-
-const POLICY = `
-[[security.policy]]
-action = "allow"
-reason = "the one command we trust"
-[security.policy.match]
-tool = "exec"
-args = [{ path = "command", equals = "echo allowed" }]
-
-[[security.policy]]
-action = "deny"
-reason = "no other shell commands"
-[security.policy.match]
-tool = "exec"
-
-[[security.policy]]
-action = "ask"
-question = "May the agent write out.txt?"
-[security.policy.match]
-tool = "fs.write"
-`;
 
 describeWithRedis('policy for a node on a worker', () => {
   it('allows, denies and asks through the supervisor, and the grant holds on the worker', async () => {
@@ -36,7 +16,7 @@ describeWithRedis('policy for a node on a worker', () => {
     const work = await mkdtemp(join(tmpdir(), 'arbor-fleet-work-'));
     const worker = await startWorker(redis, { args: ['--workspace', work] });
     const config = join(work, 'arbor.toml');
-    await writeFile(config, POLICY);
+    await writeFile(config, EXEC_AND_WRITE_POLICY);
     const llm = await fakeLlm({
       scripts: [
         {

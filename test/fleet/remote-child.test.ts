@@ -109,7 +109,9 @@ describeWithRedis('RemoteChild on a Fleet', () => {
 
   it('queues the spawn as a signed job, redacted, with its streams and keyed endpoints', async () => {
     const { jobId, up, down } = await start();
-    const job = await queue().getJob(jobId);
+    const queued = queue();
+    await waitUntil(async () => (await queued.getJob(jobId)) !== undefined, 'the job is queued');
+    const job = await queued.getJob(jobId);
     const opened = openJob(key, jobId, job?.data);
     if (!opened.ok) throw new Error(opened.reason);
     expect(opened.record).toMatchObject({ run_id: 'run_rc', node_id: 'n1', path: '0.1', up, down });
@@ -181,12 +183,20 @@ describeWithRedis('RemoteChild on a Fleet', () => {
   it('withdraws a job no worker took when SIGKILL goes unanswered', async () => {
     const { child, jobId } = await start({ ...PATIENT, killWaitMs: 100 });
     const waiting = queue();
-    expect(await waiting.getJob(jobId)).toBeDefined();
+    await waitUntil(async () => (await waiting.getJob(jobId)) !== undefined, 'the job is queued');
     child.signalGroup('SIGKILL');
     const exit = await child.exited;
     expect(exit.error?.message).toMatch(/^no fleet worker took the job/);
     expect(exit.lost).toBeUndefined();
     expect(await waiting.getJob(jobId)).toBeUndefined();
+  });
+
+  it('withdraws the job when SIGKILL comes before it has even landed in the queue', async () => {
+    const { child, jobId } = await start({ ...PATIENT, killWaitMs: 0 });
+    child.signalGroup('SIGKILL');
+    const exit = await child.exited;
+    expect(exit.error?.message).toMatch(/^no fleet worker took the job/);
+    expect(await queue().getJob(jobId)).toBeUndefined();
   });
 
   it('calls the worker lost when BullMQ fails its job', async () => {
