@@ -39,7 +39,7 @@ export const STREAM_PREFIX = 'arbor:fleet';
  */
 export class Fleet implements FleetPort {
   readonly attempts: number;
-  readonly labels: readonly string[];
+  readonly #labels: readonly string[];
   readonly #options: FleetOptions;
   readonly #writer: Redis;
   readonly #hub: StreamHub;
@@ -52,7 +52,7 @@ export class Fleet implements FleetPort {
   private constructor(options: FleetOptions, writer: Redis, reader: Redis) {
     this.#options = options;
     this.attempts = options.attempts ?? 3;
-    this.labels = options.labels ?? [];
+    this.#labels = options.labels ?? [];
     this.#writer = writer;
     this.#hub = new StreamHub({
       reader,
@@ -94,7 +94,7 @@ export class Fleet implements FleetPort {
   start(payload: SpawnPayload, remote: RemoteStart): ChildHandle {
     const jobId = `${safe(remote.node.runId)}.${safe(remote.node.nodeId)}.${remote.attempt}.${randomUUID().slice(0, 8)}`;
     const streams = `${STREAM_PREFIX}:${jobId}`;
-    const labels = this.labels;
+    const labels = this.#labels;
     // Created before the job is added, so a `failed` event for it can never be missed.
     this.#queue(labels);
     return new RemoteChild({

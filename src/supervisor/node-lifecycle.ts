@@ -16,7 +16,7 @@ import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeRunner } from './node-runner.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
-import { requeuePayload } from './requeue.js';
+import { remoteNode } from './remote-node.js';
 import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
@@ -179,7 +179,20 @@ export class NodeLifecycle {
     const owner = this.#owner;
     const childEnvironment = childEnv(env.env, sent);
     const cwd = live.cwd ?? env.cwd;
-    const isRemote = live.provider === 'queue';
+    const remote =
+      live.provider === 'queue'
+        ? remoteNode({
+            fleet: env.fleet,
+            store: env.store,
+            runId: env.runId,
+            node,
+            sent,
+            timing: env.timing,
+            record: (kind, fields) => {
+              owner.record(node, kind, fields);
+            },
+          })
+        : undefined;
     live.runner = new NodeRunner({
       payload: sent,
       startChild: (payload, attempt) =>
@@ -191,28 +204,9 @@ export class NodeLifecycle {
           // pooled child: those were started in the supervisor's directory.
           ...(cwd === undefined ? {} : { cwd }),
           ...(env.pool === undefined || live.cwd !== undefined ? {} : { pool: env.pool }),
-          ...(isRemote
-            ? {
-                remote: {
-                  fleet: env.fleet,
-                  node: { runId: env.runId, nodeId: node.id, path: node.path },
-                  attempt,
-                  timing: env.timing,
-                  record: (kind, fields) => {
-                    owner.record(node, kind, fields);
-                  },
-                },
-              }
-            : {}),
+          ...(remote === undefined ? {} : { remote: remote.remote(attempt) }),
         }),
-      ...(isRemote && env.fleet !== undefined
-        ? {
-            requeue: {
-              attempts: env.fleet.attempts,
-              payload: () => requeuePayload(env.store, env.runId, node, sent),
-            },
-          }
-        : {}),
+      ...(remote?.requeue === undefined ? {} : { requeue: remote.requeue }),
       timing: env.timing,
       now: () => env.now(),
       handlers: {

@@ -61,8 +61,6 @@ export interface RemoteStart {
 export interface FleetPort {
   /** Attempts in all for a node whose worker is lost, before it ends `crashed`. */
   readonly attempts: number;
-  /** Labels every job of this run needs (a worker must have them all). */
-  readonly labels: readonly string[];
   start(payload: SpawnPayload, remote: RemoteStart): ChildHandle;
 }
 
@@ -173,4 +171,19 @@ export function requireCapabilities(provider: Provider, needs: CapabilityNeeds):
       },
     );
   }
+}
+
+/**
+ * Where a node runs: with `processOnFleet`, every `process` node goes to the fleet; a node with a
+ * working directory of its own (a plan leaf in its worktree) always runs here, where that is.
+ */
+export function placeNode(
+  provider: ProviderName,
+  cwd: string | undefined,
+  options: { fleet?: FleetPort; processOnFleet?: boolean },
+): ProviderName {
+  if (cwd !== undefined) return provider === 'queue' ? 'process' : provider;
+  return provider === 'process' && options.processOnFleet === true && options.fleet !== undefined
+    ? 'queue'
+    : provider;
 }

@@ -20,7 +20,7 @@ import {
   type NodeEnvironment,
   type NodeOwner,
 } from './node-lifecycle.js';
-import type { ProviderName } from './providers.js';
+import { placeNode, type ProviderName } from './providers.js';
 import type { Admitted } from './spawn-chokepoint.js';
 import type { SpawnDoor } from './spawn-door.js';
 import { supervisorParts } from './supervisor-parts.js';
@@ -357,7 +357,7 @@ export class Supervisor {
     cwd?: string,
     resumed?: ResumedRun,
   ): LiveNode {
-    const live = new LiveNode(node, payload, mode, placed(provider, cwd, this.#options));
+    const live = new LiveNode(node, payload, mode, placeNode(provider, cwd, this.#options));
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
     this.#live.set(node.id, live);
@@ -440,19 +440,4 @@ export class Supervisor {
     });
     if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
   }
-}
-
-/**
- * Where a node runs: with `processOnFleet`, every `process` node goes to the fleet; a node with a
- * working directory of its own (a plan leaf in its worktree) always runs here, where that is.
- */
-function placed(
-  provider: ProviderName,
-  cwd: string | undefined,
-  options: { fleet?: unknown; processOnFleet?: boolean },
-): ProviderName {
-  if (cwd !== undefined) return provider === 'queue' ? 'process' : provider;
-  return provider === 'process' && options.processOnFleet === true && options.fleet !== undefined
-    ? 'queue'
-    : provider;
 }

@@ -1,38 +1,19 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { ArborProcess, tempDb } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { fleetEnv, MODEL_KEY, startWorker, waitForLog } from '../helpers/fleet.js';
+import { fleetConfig, runOnFleet, startWorker, waitForLog } from '../helpers/fleet.js';
 import { runRecord } from '../helpers/plan-run.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 
 describeWithRedis('attempts', () => {
   it('ends a node crashed once every attempt has lost its worker, each one recorded', async () => {
     const redis = await startRedis();
-    const dir = await mkdtemp(join(tmpdir(), 'arbor-fleet-attempts-'));
-    const config = join(dir, 'arbor.toml');
-    await writeFile(config, '[queue]\nredis = "env:ARBOR_REDIS_URL"\nattempts = 2\n');
+    const config = await fleetConfig('attempts = 2\n');
     const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'never seen', delay_ms: 30_000 }] }] });
-    const db = tempDb();
-    const arbor = new ArborProcess(
-      [
-        'run',
-        '--provider',
-        'queue',
-        '--config',
-        config,
-        '--intel',
-        llm.url,
-        '--model',
-        'm',
-        '--json',
-        '--events',
-        'ndjson',
-        'Work slowly.',
-      ],
-      { env: { ARBOR_DB: db, ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis) } },
+    const { arbor, db } = runOnFleet(
+      redis,
+      llm.url,
+      ['--provider', 'queue', '--config', config],
+      'Work slowly.',
     );
     for (let attempt = 1; attempt <= 2; attempt++) {
       const worker = await startWorker(redis);

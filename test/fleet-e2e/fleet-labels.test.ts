@@ -1,10 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { tempDb } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
+import { fleetConfig, fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
@@ -14,9 +11,7 @@ describeWithRedis('labels', () => {
     const plain = await startWorker(redis);
     const gpu = await startWorker(redis, { args: ['--labels', 'gpu,rust'] });
     expect(gpu.stderr).toContain('taking jobs from arbor, arbor.gpu, arbor.rust, arbor.gpu+rust');
-    const dir = await mkdtemp(join(tmpdir(), 'arbor-fleet-labels-'));
-    const config = join(dir, 'arbor.toml');
-    await writeFile(config, '[queue]\nredis = "env:ARBOR_REDIS_URL"\nlabels = ["gpu"]\n');
+    const config = await fleetConfig('labels = ["gpu"]\n');
     const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'ran where the gpu is' }] }] });
     for (let i = 0; i < 3; i++) {
       const run = await runArbor(

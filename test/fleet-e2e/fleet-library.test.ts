@@ -1,19 +1,16 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { expect, it } from 'vitest';
 import { Arbor } from '../../src/index.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
+import { fleetConfig, fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 
 describeWithRedis('the library on a fleet', () => {
   it('gives an Arbor a fleet from its config: a sub-agent asked for on `queue` runs on a worker', async () => {
     const redis = await startRedis();
     const worker = await startWorker(redis);
-    const dir = await mkdtemp(join(tmpdir(), 'arbor-fleet-library-'));
-    const config = join(dir, 'arbor.toml');
-    await writeFile(config, '[queue]\nredis = "env:FLEET_REDIS"\n');
+    const config = await fleetConfig('', 'FLEET_REDIS');
+    const dir = dirname(config);
     const llm = await fakeLlm({
       scripts: [
         { match: { contains: 'Remote part' }, steps: [{ text: 'done on a worker' }] },

@@ -1,15 +1,19 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { ArborProcess, tempDb } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { fleetEnv, jobsOf, MODEL_KEY, startWorker, waitForLog } from '../helpers/fleet.js';
+import {
+  fleetConfig,
+  fleetEnv,
+  jobsOf,
+  MODEL_KEY,
+  runOnFleet,
+  startWorker,
+  waitForLog,
+} from '../helpers/fleet.js';
 import { runArbor } from '../helpers/run-arbor.js';
 import { runRecord } from '../helpers/plan-run.js';
-import { describeWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
+import { describeWithRedis, startRedis } from '../helpers/redis.js';
 
 interface Usage {
   input_tokens: number;
@@ -22,41 +26,6 @@ interface Report {
   result: unknown;
   usage: Usage;
   nodes: { id: string; path: string; status: string; provider?: string }[];
-}
-
-/** `arbor run … --json` as a process, its model the fake LLM at `llmUrl`, with the fleet's env. */
-function runOnFleet(
-  redis: TestRedis,
-  llmUrl: string,
-  args: string[],
-  instruction: string,
-  env: NodeJS.ProcessEnv = {},
-): { arbor: ArborProcess; db: string } {
-  const db = tempDb();
-  const arbor = new ArborProcess(
-    [
-      'run',
-      '--intel',
-      llmUrl,
-      '--model',
-      'm',
-      '--json',
-      '--events',
-      'ndjson',
-      ...args,
-      instruction,
-    ],
-    { env: { ARBOR_DB: db, ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis), ...env } },
-  );
-  return { arbor, db };
-}
-
-/** A config naming the fleet's Redis by variable: the run has a fleet, its nodes stay local. */
-async function fleetConfig(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'arbor-fleet-config-'));
-  const file = join(dir, 'arbor.toml');
-  await writeFile(file, '[queue]\nredis = "env:ARBOR_REDIS_URL"\n');
-  return file;
 }
 
 /** A model that never stops: every step calls a tool with new arguments and uses `tokens`. */

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { describeNeeding } from './needs.js';
 
 /** Debian's Chromium: playwright-core drives it and never downloads a browser. */
 export const CHROMIUM = process.env.ARBOR_CHROMIUM ?? '/usr/bin/chromium';
@@ -37,24 +38,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${dir}/${name}.png`, fullPage: false });
 }
 
-/**
- * A `describe` for tests that need Chromium. Where it is missing they are skipped with the reason
- * printed, unless `CI` is set: there a missing browser fails, so CI never passes by skipping them.
- */
+/** A `describe` for tests that need Chromium (see `describeNeeding`). */
 export function describeWithBrowser(name: string, body: () => void): void {
-  if (existsSync(CHROMIUM)) {
-    describe(name, body);
-    return;
-  }
-  const reason = `${CHROMIUM} is missing (apt-get install chromium)`;
-  if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
-    describe(name, () => {
-      it('needs Chromium', () => {
-        throw new Error(`CI is set and Chromium is unavailable: ${reason}`);
-      });
-    });
-    return;
-  }
-  process.stderr.write(`skipping "${name}": ${reason}\n`);
-  describe.skip(name, body);
+  const missing = existsSync(CHROMIUM)
+    ? undefined
+    : `${CHROMIUM} is missing (apt-get install chromium)`;
+  describeNeeding(name, 'Chromium', missing, body);
 }

@@ -1,9 +1,10 @@
 import { mkdtempSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { Redis } from 'ioredis';
-import { ArborProcess } from './arbor-process.js';
+import { ArborProcess, tempDb } from './arbor-process.js';
 import type { TestRedis } from './redis.js';
 
 /** The fleet key of the tests' supervisors and workers (never a real one). */
@@ -22,6 +23,43 @@ afterEach(async () => {
 /** What every fleet process of a test gets: the key and the Redis URL with its password. */
 export function fleetEnv(redis: TestRedis): NodeJS.ProcessEnv {
   return { ARBOR_FLEET_KEY: FLEET_KEY, ARBOR_REDIS_URL: redis.secretUrl };
+}
+
+/**
+ * A config file whose `[queue]` names the fleet's Redis by a variable (`ARBOR_REDIS_URL`, as
+ * `fleetEnv` sets it, unless told another), with `more` lines of the table after it.
+ */
+export async function fleetConfig(more = '', variable = 'ARBOR_REDIS_URL'): Promise<string> {
+  const file = join(mkdtempSync(join(tmpdir(), 'arbor-fleet-config-')), 'arbor.toml');
+  await writeFile(file, `[queue]\nredis = "env:${variable}"\n${more}`);
+  return file;
+}
+
+/** `arbor run … --json --events ndjson` as a process, on the fake LLM at `llmUrl`, with the fleet's env. */
+export function runOnFleet(
+  redis: TestRedis,
+  llmUrl: string,
+  args: string[],
+  instruction: string,
+  env: NodeJS.ProcessEnv = {},
+): { arbor: ArborProcess; db: string } {
+  const db = tempDb();
+  const arbor = new ArborProcess(
+    [
+      'run',
+      '--intel',
+      llmUrl,
+      '--model',
+      'm',
+      '--json',
+      '--events',
+      'ndjson',
+      ...args,
+      instruction,
+    ],
+    { env: { ARBOR_DB: db, ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis), ...env } },
+  );
+  return { arbor, db };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll } from 'vitest';
+import { freePort } from './mcp-servers.js';
+import { describeNeeding } from './needs.js';
 
 /** Debian's `redis-server` (`apt-get install redis-server`), or the one `ARBOR_REDIS_SERVER` names. */
 export const REDIS_SERVER = process.env.ARBOR_REDIS_SERVER ?? 'redis-server';
@@ -21,21 +22,6 @@ const started: TestRedis[] = [];
 afterAll(async () => {
   await Promise.all(started.splice(0).map((redis) => redis.stop()));
 });
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
-}
 
 /**
  * Starts `redis-server` on a free loopback port with a password and no persistence (no RDB, no
@@ -97,24 +83,10 @@ function hasRedis(): boolean {
   return spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/**
- * A `describe` for tests that need `redis-server`. Where it is missing they are skipped with the
- * reason printed, unless `CI` is set: there a missing server fails, so CI never passes by skipping.
- */
+/** A `describe` for tests that need `redis-server` (see `describeNeeding`). */
 export function describeWithRedis(name: string, body: () => void): void {
-  if (hasRedis()) {
-    describe(name, body);
-    return;
-  }
-  const reason = `${REDIS_SERVER} is missing (apt-get install redis-server)`;
-  if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') {
-    describe(name, () => {
-      it('needs redis-server', () => {
-        throw new Error(`CI is set and redis-server is unavailable: ${reason}`);
-      });
-    });
-    return;
-  }
-  process.stderr.write(`skipping "${name}": ${reason}\n`);
-  describe.skip(name, body);
+  const missing = hasRedis()
+    ? undefined
+    : `${REDIS_SERVER} is missing (apt-get install redis-server)`;
+  describeNeeding(name, 'redis-server', missing, body);
 }
