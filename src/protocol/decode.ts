@@ -74,8 +74,12 @@ export const FRAME_TYPES: Readonly<Record<Direction, readonly string[]>> = {
   up: UP.keys(),
 };
 
+/** Issues carry the offending input, for the violation's reason. */
+const REPORT_INPUT = { reportInput: true } as const;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor']);
-const MAYBE_HUGE_NUMBER = /[eE]\+?\d{3}|\d{309}/;
+/** A positive exponent of three digits or more; the digit-run case is checked apart, by length. */
+const LONG_EXPONENT = /[eE]\+?\d{3}/;
+const LONG_DIGIT_RUN = /\d{309}/;
 
 /**
  * Decodes one line of text into a frame of the given direction, or a violation saying why not.
@@ -86,22 +90,24 @@ export function decodeLine<D extends Direction | 'any'>(
   line: number,
   direction: D,
 ): DecodeResult<FrameOf<D>> {
-  const fail = (code: ViolationCode, reason: string): DecodeResult<FrameOf<D>> => ({
-    ok: false,
-    violation: { line, code, reason, excerpt: excerptOf(text) },
-  });
-
   // Only a line with more brackets than the bound allows can nest past it.
   if (text.length > 2 * MAX_FRAME_DEPTH && nestingDepth(text) > MAX_FRAME_DEPTH)
-    return fail('over_bound', `nested deeper than ${MAX_FRAME_DEPTH} levels`);
+    return failure(text, line, 'over_bound', `nested deeper than ${MAX_FRAME_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return fail('malformed_json', error instanceof Error ? error.message : 'not valid JSON');
+    return failure(
+      text,
+      line,
+      'malformed_json',
+      error instanceof Error ? error.message : 'not valid JSON',
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail(
+    return failure(
+      text,
+      line,
       'not_an_object',
       `expected a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`,
     );
@@ -110,21 +116,26 @@ export function decodeLine<D extends Direction | 'any'>(
   // for the walk.
   if (text.includes('__proto__') || text.includes('constructor') || text.includes('\\u')) {
     const path = findForbiddenKey(value);
-    if (path !== undefined) return fail('forbidden_key', `key \`${path}\` is not allowed`);
+    if (path !== undefined)
+      return failure(text, line, 'forbidden_key', `key \`${path}\` is not allowed`);
   }
   // JSON numbers past ±1.8e308 parse as ±Infinity, which a schema would report as `null` (its
   // JSON form) and a free-form field would carry on to the store as `null`. Only a long exponent
   // or a 309-digit run can spell one.
-  if (MAYBE_HUGE_NUMBER.test(text)) {
+  // (One pattern for both cases tried a 309-digit match at every digit of every line.)
+  if (LONG_EXPONENT.test(text) || (text.length >= 309 && LONG_DIGIT_RUN.test(text))) {
     const path = findNonFiniteNumber(value);
     if (path !== undefined)
-      return fail(
+      return failure(
+        text,
+        line,
         'invalid_frame',
         `\`${path}\`: number out of range (past ±1.8e308, it is not a finite number)`,
       );
   }
   const type = (value as Record<string, unknown>).type;
-  if (typeof type !== 'string') return fail('missing_type', 'expected a string field `type`');
+  if (typeof type !== 'string')
+    return failure(text, line, 'missing_type', 'expected a string field `type`');
 
   const schema = schemaFor(type, direction);
   if (schema === undefined) {
@@ -134,9 +145,14 @@ export function decodeLine<D extends Direction | 'any'>(
         direction === 'down'
           ? ['an agent frame (up)', 'a control frame (down)']
           : ['a control frame (down)', 'an agent frame (up)'];
-      return fail('wrong_direction', `\`${type}\` is ${is}, not ${isNot}`);
+      return failure(text, line, 'wrong_direction', `\`${type}\` is ${is}, not ${isNot}`);
     }
-    return fail('unknown_type', `unknown frame type ${JSON.stringify(type).slice(0, 60)}`);
+    return failure(
+      text,
+      line,
+      'unknown_type',
+      `unknown frame type ${JSON.stringify(type).slice(0, 60)}`,
+    );
   }
   const version = (value as Record<string, unknown>).protocol;
   if (
@@ -144,15 +160,26 @@ export function decodeLine<D extends Direction | 'any'>(
     version !== undefined &&
     version !== PROTOCOL_VERSION
   ) {
-    return fail(
+    return failure(
+      text,
+      line,
       'unsupported_version',
       `\`${type}\` speaks protocol ${describeValue(version)}; this build speaks ${PROTOCOL_VERSION}`,
     );
   }
-  const parsed = schema.safeParse(value, { reportInput: true });
+  const parsed = schema.safeParse(value, REPORT_INPUT);
   if (!parsed.success)
-    return fail('invalid_frame', `${type}: ${formatIssues(parsed.error.issues)}`);
+    return failure(text, line, 'invalid_frame', `${type}: ${formatIssues(parsed.error.issues)}`);
   return { ok: true, line, frame: parsed.data as FrameOf<D> };
+}
+
+function failure<F>(
+  text: string,
+  line: number,
+  code: ViolationCode,
+  reason: string,
+): DecodeResult<F> {
+  return { ok: false, violation: { line, code, reason, excerpt: excerptOf(text) } };
 }
 
 /** How deep objects and arrays nest in JSON text (brackets inside strings do not count). */

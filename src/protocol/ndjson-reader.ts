@@ -42,20 +42,72 @@ export class NdjsonReader<F> {
     return this.#partBytes;
   }
 
-  /** Feeds a chunk; returns the results of every line it completed, in order. */
+  /**
+   * Feeds a chunk; returns the results of every line it completed, in order. The chunk's complete
+   * lines are UTF-8 checked and converted to text in one go (a newline byte never occurs inside a
+   * multi-byte character, so the run is valid exactly when each of its lines is), which costs far
+   * less than converting each line alone; a run that is not valid UTF-8 is read line by line, so
+   * the violation names its line.
+   */
   push(chunk: Uint8Array): DecodeResult<F>[] {
     const bytes = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const out: DecodeResult<F>[] = [];
     let start = 0;
-    for (;;) {
-      const newline = bytes.indexOf(NEWLINE, start);
+    if (this.#partBytes > 0 || this.#discarding) {
+      const newline = bytes.indexOf(NEWLINE);
       if (newline === -1) {
-        this.#hold(bytes.subarray(start), out);
+        this.#hold(bytes, out);
         return out;
       }
-      this.#finishLine(bytes.subarray(start, newline), out);
+      this.#finishLine(bytes.subarray(0, newline), out);
+      start = newline + 1;
+    }
+    const last = bytes.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      const run = bytes.subarray(start, last + 1);
+      if (isUtf8(run)) this.#readText(run.toString('utf8'), out);
+      else this.#readBytes(run, out);
+      start = last + 1;
+    }
+    this.#hold(bytes.subarray(start), out);
+    return out;
+  }
+
+  /** Complete lines as bytes, each ending in a newline: one at a time. */
+  #readBytes(run: Buffer, out: DecodeResult<F>[]): void {
+    let start = 0;
+    for (
+      let newline = run.indexOf(NEWLINE);
+      newline !== -1;
+      newline = run.indexOf(NEWLINE, start)
+    ) {
+      this.#finishLine(run.subarray(start, newline), out);
+      start = newline + 1;
+    }
+  }
+
+  /** Complete lines as valid text, each ending in a newline. */
+  #readText(text: string, out: DecodeResult<F>[]): void {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      this.#lines += 1;
+      const line = this.#lines;
+      // A line's UTF-8 length is at most three bytes per UTF-16 unit; only a line that could be
+      // past the cap is measured.
+      const length = newline - start;
+      if (length * 3 > this.#maxLineBytes) {
+        const lineBytes = Buffer.from(text.slice(start, newline), 'utf8');
+        if (lineBytes.length > this.#maxLineBytes) {
+          out.push(this.#tooLarge(line, lineBytes.length, lineBytes));
+          start = newline + 1;
+          continue;
+        }
+      }
+      const end =
+        newline > start && text.charCodeAt(newline - 1) === CARRIAGE_RETURN ? newline - 1 : newline;
+      this.#decodeText(text.slice(start, end), line, out);
       start = newline + 1;
     }
   }
@@ -115,7 +167,11 @@ export class NdjsonReader<F> {
       });
       return;
     }
-    let text = bytes.toString('utf8');
+    this.#decodeText(bytes.toString('utf8'), line, out);
+  }
+
+  /** A line's valid text, without its line end: decoded, unless it is blank. */
+  #decodeText(text: string, line: number, out: DecodeResult<F>[]): void {
     if (line === 1 && text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
     if (isBlank(text)) return;
     out.push(this.#decode(text, line));

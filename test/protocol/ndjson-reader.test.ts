@@ -145,6 +145,39 @@ describe('NdjsonReader', () => {
     ]);
   });
 
+  it('names the one bad line when a chunk of valid lines holds invalid UTF-8', () => {
+    const bad = Buffer.concat([
+      Buffer.from('{"type":"inject","message":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}\n'),
+    ]);
+    const chunk = Buffer.concat([Buffer.from(ping(1) + ping(2)), bad, Buffer.from(ping(4))]);
+    expect(summary(readAll([chunk, ping(5)]))).toEqual([
+      '1:ok:ping',
+      '2:ok:ping',
+      '3:invalid_utf8',
+      '4:ok:ping',
+      '5:ok:ping',
+    ]);
+  });
+
+  it('measures the cap in bytes, not characters, for lines read in one chunk', () => {
+    const prefix = '{"type":"inject","message":"';
+    const suffix = '"}';
+    const cap = 256;
+    // 'é' is two bytes: this line is under the cap in characters and over it in bytes.
+    const wide = prefix + 'é'.repeat(120) + suffix;
+    expect(wide.length).toBeLessThan(cap);
+    expect(Buffer.byteLength(wide)).toBeGreaterThan(cap);
+    const fits = prefix + 'é'.repeat(110) + suffix;
+    expect(Buffer.byteLength(fits)).toBeLessThanOrEqual(cap);
+    expect(summary(readAll([`${wide}\r\n${fits}\r\n${ping(3)}`], cap))).toEqual([
+      '1:frame_too_large',
+      '2:ok:inject',
+      '3:ok:ping',
+    ]);
+  });
+
   it('masks secret-looking values in excerpts', () => {
     const results = readAll(['{"api_key":"sk-live-123","type":"nope"}\n']);
     const [result] = results;
