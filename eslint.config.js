@@ -94,7 +94,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/output.ts', 'src/cli/main.ts', 'src/child/main.ts'],
+    files: [
+      'src/cli/output.ts',
+      'src/cli/main.ts',
+      'src/child/child-start.ts',
+      'src/child/snapshot-main.ts',
+    ],
     rules: {
       'no-console': 'off',
       'no-restricted-globals': 'off',

@@ -45,6 +45,14 @@ export default defineConfig([
       format: 'esm',
     },
   },
+  // The child once more, as one CommonJS script with nothing loaded on demand: what
+  // `node --build-snapshot` takes to build the child's start-up snapshot (src/supervisor/child-snapshot.ts).
+  {
+    input: 'dist/child/snapshot-main.js',
+    platform: 'node',
+    treeshake,
+    output: { file: 'dist/bundle/child-snapshot.cjs', format: 'cjs', codeSplitting: false },
+  },
   {
     input: 'dist/cli/main.js',
     platform: 'node',

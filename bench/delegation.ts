@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../src/store/index.js';
-import { childCommand, ChildPool } from '../src/supervisor/index.js';
+import { ChildPool, resolveChildCommand } from '../src/supervisor/index.js';
 import { startFakeLlm, type FakeLlm } from '../src/testing/index.js';
 import { timeArborDirectCalls, timeArborRun, type ArborRun } from './delegation-arbor.js';
 import { checkRequests } from './delegation-check.js';
@@ -121,8 +121,10 @@ export async function measurePooled(
   direct: number[],
   run: Omit<ArborRun, 'shape'>,
 ): Promise<Series> {
+  // The command arbor itself starts children with: from the start-up snapshot.
+  const { command } = await resolveChildCommand(process.env);
   const pool = new ChildPool({
-    command: childCommand({}),
+    command,
     env: { PATH: process.env.PATH ?? '' },
     size: POOL_SIZE,
   });

@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchCodec } from './codec.js';
+import { benchConcurrency } from './concurrency.js';
 import { benchDeadlineOvershoot } from './deadline-overshoot.js';
 import { benchDelegation } from './delegation.js';
 import { benchDetector } from './detector.js';
@@ -20,6 +21,7 @@ import type { BenchResult } from './stats.js';
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   codec: benchCodec,
+  concurrency: benchConcurrency,
   'deadline-overshoot': benchDeadlineOvershoot,
   delegation: benchDelegation,
   detector: benchDetector,

@@ -9,3 +9,9 @@ export const CHILD_POOLED_ENV = 'ARBOR_CHILD_POOLED';
 
 /** The `msg` of the line a child writes on stderr once it is loaded and waiting. */
 export const CHILD_WAITING_MSG = 'child.waiting';
+
+/** Set to `1` to start a child from a new snapshot only to check that it loads. */
+export const SNAPSHOT_PROBE_ENV = 'ARBOR_CHILD_SNAPSHOT_PROBE';
+
+/** What a child started with `SNAPSHOT_PROBE_ENV` writes on stdout, then exits. */
+export const SNAPSHOT_PROBE_REPLY = 'arbor child snapshot: loaded';

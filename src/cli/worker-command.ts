@@ -5,7 +5,7 @@ import { FleetKey } from '../fleet/fleet-key.js';
 import { checkName } from '../fleet/queue-names.js';
 import { fleetRedisUrl } from '../fleet/redis-url.js';
 import { EXIT } from '../runtime/index.js';
-import { childCommand, timingFromEnv } from '../supervisor/index.js';
+import { resolveChildCommand, timingFromEnv } from '../supervisor/index.js';
 import { probeSandbox } from '../tools/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
@@ -92,6 +92,13 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const log = (line: string): void => {
     void write(io.stderr, `arbor worker: ${line}\n`);
   };
+  const entry = await resolveChildCommand(env);
+  if (entry.state !== undefined)
+    log(
+      entry.state.blob === undefined
+        ? `children start from the bundle: ${entry.state.reason ?? 'no snapshot'}`
+        : `children start from the snapshot ${entry.state.blob}`,
+    );
   const worker = await FleetWorker.start({
     url,
     key,
@@ -100,7 +107,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     concurrency,
     pool,
     workspace,
-    command: childCommand(env),
+    command: entry.command,
     secrets: { env, servers, sandbox },
     ladder: {
       cancelGraceMs: timing.cancelGraceMs,

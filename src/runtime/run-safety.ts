@@ -1,6 +1,6 @@
 import { namedHosts, runStatePaths } from '../authority/index.js';
 import { ArborError, type SandboxSettings } from '../protocol/index.js';
-import type { RootTemplate } from '../supervisor/index.js';
+import { arborCacheDir, type RootTemplate } from '../supervisor/index.js';
 import { mintMarker, probeSandbox, SANDBOX_HINT } from '../tools/index.js';
 import type { RunConfig } from './settings.js';
 
@@ -19,8 +19,8 @@ export interface RunSafety {
 /**
  * Gets a run's safety ready before anything runs: probes bubblewrap (unless the sandbox is off),
  * refuses to start under `--sandbox required` where it cannot work, subtracts the run's own state
- * (store, `.arbor/`, and `readOnly` files such as a plan and its run-log) from every grant, and
- * mints the run's untrusted-content marker.
+ * (store, `.arbor/`, arbor's cache, and `readOnly` files such as a plan and its run-log) from every
+ * grant, and mints the run's untrusted-content marker.
  */
 export async function prepareRunSafety(
   settings: RunConfig,
@@ -63,6 +63,8 @@ export async function prepareRunSafety(
       protected_paths: runStatePaths({
         cwd: options.cwd,
         dbPath: settings.dbPath,
+        // arbor's cache (the child's start-up snapshot, which every child process runs).
+        caches: [arborCacheDir(env)],
         ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
         ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
       }),

@@ -8,6 +8,15 @@ export {
   type Grant,
 } from './budget/index.js';
 export { childCommand, childEntryPath, childEnv, type ChildCommand } from './child-entry.js';
+export { ChildLauncher, resolveChildCommand, snapshotCommand } from './child-launcher.js';
+export {
+  arborCacheDir,
+  ensureChildSnapshot,
+  SNAPSHOT_ENV,
+  snapshotEntryPath,
+  snapshotPath,
+  type SnapshotState,
+} from './child-snapshot.js';
 export { outcomeOf } from '../protocol/index.js';
 export {
   spawnFailure,

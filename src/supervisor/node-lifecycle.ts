@@ -10,7 +10,8 @@ import {
 } from '../protocol/index.js';
 import type { CallerKind } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import { childCommand, childEnv, type ChildCommand } from './child-entry.js';
+import { childEnv } from './child-entry.js';
+import type { ChildLauncher } from './child-launcher.js';
 import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
@@ -41,8 +42,8 @@ export interface NodeEnvironment {
   pool: ChildPool | undefined;
   /** Workers on other machines, for `queue` nodes. */
   fleet: FleetPort | undefined;
-  /** How a child process is started, when not arbor's own child (`ARBOR_CHILD_COMMAND`). */
-  childCommand: ChildCommand | undefined;
+  /** How a process child is started: from the snapshot, the bundle, or a command of the caller's. */
+  launcher: ChildLauncher;
   /** Gated and routed tools: worked out before the child starts, served while it runs. */
   gate: ToolGate;
   now: () => number;
@@ -140,8 +141,11 @@ export class NodeLifecycle {
     }
     this.#owner.setStatus(node, 'spawning');
     killPoint('spawn-minted', store);
-    void gate.prepare(payload, callerKind(this.#live), this.#live.stopped.signal).then(
-      (gating) => {
+    void Promise.all([
+      gate.prepare(payload, callerKind(this.#live), this.#live.stopped.signal),
+      provider === 'process' ? this.#env.launcher.prepare() : undefined,
+    ]).then(
+      ([gating]) => {
         this.#live.sent = gating.sent;
         if (gating.routedServers.length > 0 || gating.sent.gated_tools.length > 0) {
           this.#owner.record(node, 'tools.gated', {
@@ -198,7 +202,7 @@ export class NodeLifecycle {
       startChild: (payload, attempt) =>
         PROVIDERS[live.provider].start({
           payload,
-          command: env.childCommand ?? childCommand(env.env),
+          command: env.launcher.command(),
           env: childEnvironment,
           // A node with its own working directory (a plan leaf in its worktree) never takes a
           // pooled child: those were started in the supervisor's directory.

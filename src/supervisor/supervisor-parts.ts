@@ -1,5 +1,6 @@
 import { ARBOR_VERSION } from '../protocol/index.js';
 import { Budget } from './budget/index.js';
+import { ChildLauncher } from './child-launcher.js';
 import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
 import type { LiveNode } from './live-node.js';
 import type { NodeEnvironment } from './node-lifecycle.js';
@@ -87,7 +88,13 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
     cwd: options.cwd,
     pool: options.pool,
     fleet: options.fleet,
-    childCommand: options.childCommand,
+    launcher: new ChildLauncher({
+      custom: options.childCommand,
+      env: options.env,
+      record: (kind, fields) => {
+        record(undefined, kind, fields);
+      },
+    }),
     gate,
     now,
   };

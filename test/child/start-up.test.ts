@@ -8,7 +8,8 @@ import {
   setChildV8Flags,
   warmFetch,
 } from '../../src/child/index.js';
-import { childCommand, ChildPool } from '../../src/supervisor/index.js';
+import { childCommand, ChildPool, type ChildCommand } from '../../src/supervisor/index.js';
+import { entryCommand } from '../helpers/child-entries.js';
 
 /** TCP servers and connections this process holds open. */
 function openTcpHandles(): string[] {
@@ -16,8 +17,11 @@ function openTcpHandles(): string[] {
 }
 
 /** Starts the built child as a pool or a cold start would, and returns its `child.waiting` line. */
-async function waitingLine(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  const { command, args } = childCommand({});
+async function waitingLine(
+  env: NodeJS.ProcessEnv,
+  entry: ChildCommand = childCommand({}),
+): Promise<Record<string, unknown>> {
+  const { command, args } = entry;
   const child = spawn(command, args, { env, stdio: ['pipe', 'ignore', 'pipe'] });
   try {
     for await (const line of createInterface({ input: child.stderr })) {
@@ -80,4 +84,22 @@ describe('a child’s V8 flags', () => {
     });
     expect(setChildV8Flags('ia32')).toEqual([]);
   });
+});
+
+describe('a child started from its start-up snapshot', () => {
+  it('says so, sets its own V8 flags, and loads the HTTP client only for a pool', async () => {
+    const snapshot = await entryCommand('snapshot');
+    expect(snapshot.args[0]).toBe('--snapshot-blob');
+    const path = process.env.PATH ?? '';
+    const liftoff = process.arch === 'x64' || process.arch === 'arm64';
+    await expect(waitingLine({ PATH: path }, snapshot)).resolves.toMatchObject({
+      entry: 'snapshot',
+      http_warm: false,
+      v8_flags: liftoff ? ['--liftoff-only'] : [],
+    });
+    await expect(
+      waitingLine({ PATH: path, [CHILD_POOLED_ENV]: '1' }, snapshot),
+    ).resolves.toMatchObject({ entry: 'snapshot', http_warm: true });
+    await expect(waitingLine({ PATH: path })).resolves.toMatchObject({ entry: 'bundle' });
+  }, 120_000);
 });

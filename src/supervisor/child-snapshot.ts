@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { SNAPSHOT_PROBE_ENV, SNAPSHOT_PROBE_REPLY } from '../child/pool-signals.js';
+import { childEntryPath } from './child-entry.js';
+
+/**
+ * The child's V8 start-up snapshot: the child bundle's modules loaded and its first-time work done,
+ * saved as a heap image that `node --snapshot-blob FILE` starts from instead of loading and
+ * compiling the bundle. A snapshot only loads in the exact Node binary that built it, so none is
+ * shipped: it is built on first use into arbor's cache, named by a key over the Node binary, the
+ * platform and the bundle, and checked by starting it once before it is used. Where it cannot be
+ * built or loaded, children start from the bundle, and the state says why.
+ */
+export interface SnapshotState {
+  /** The snapshot to start children from; absent when they start from the bundle. */
+  blob?: string;
+  /** Why children start from the bundle. */
+  reason?: string;
+  /** Built by this call (not found in the cache), and how long building and checking took. */
+  built: boolean;
+  buildMs?: number;
+  /** What Node said while building it (its warnings about modules not verified in snapshots). */
+  warnings: string[];
+}
+
+/** Set to `off` (or `0`) to start every child from the bundle. */
+export const SNAPSHOT_ENV = 'ARBOR_CHILD_SNAPSHOT';
+
+/** Longest a build, or its check, may take before the child starts from the bundle instead. */
+const BUILD_TIMEOUT_MS = 60_000;
+/** Lines of Node's output kept as warnings, each cut to this many characters. */
+const MAX_WARNINGS = 20;
+const MAX_WARNING_CHARS = 400;
+
+/**
+ * arbor's cache directory: `ARBOR_CACHE_DIR`, else `$XDG_CACHE_HOME/arbor`, else `~/.cache/arbor`.
+ * It is subtracted from every node's grant.
+ */
+export function arborCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const own = env.ARBOR_CACHE_DIR?.trim();
+  if (own !== undefined && own !== '') return own;
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'), 'arbor');
+}
+
+/** The script a snapshot is built from, beside the child bundle; absent in the per-module build. */
+export function snapshotEntryPath(): string | undefined {
+  const entry = childEntryPath();
+  if (!entry.endsWith('child.mjs')) return undefined;
+  const script = join(dirname(entry), 'child-snapshot.cjs');
+  return existsSync(script) ? script : undefined;
+}
+
+/**
+ * Where the snapshot for this Node binary and this script lives in the cache. The key covers
+ * everything a snapshot is tied to: Node's version, platform and architecture, the binary itself
+ * (its path, size and time of change) and the script's bytes.
+ */
+export function snapshotPath(cacheDir: string, script: string): string {
+  const binary = statSync(process.execPath);
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        process.version,
+        process.platform,
+        process.arch,
+        process.execPath,
+        binary.size,
+        binary.mtimeMs,
+      ]),
+    )
+    .update(readFileSync(script))
+    .digest('hex')
+    .slice(0, 24);
+  return join(cacheDir, 'child-snapshot', `child-${key}.blob`);
+}
+
+const building = new Map<string, Promise<SnapshotState>>();
+
+/**
+ * The snapshot children start from, built and checked first if the cache has none. Never throws:
+ * anything that goes wrong is a `reason`, and children start from the bundle. One build per
+ * snapshot per process; processes that race build into files of their own and rename them into
+ * place, so the cache only ever holds whole, checked snapshots.
+ */
+export function ensureChildSnapshot(env: NodeJS.ProcessEnv = process.env): Promise<SnapshotState> {
+  const setting = env[SNAPSHOT_ENV]?.trim().toLowerCase();
+  if (setting === 'off' || setting === '0' || setting === 'false')
+    return Promise.resolve({
+      reason: `turned off by ${SNAPSHOT_ENV}=${setting}`,
+      built: false,
+      warnings: [],
+    });
+  let script: string | undefined;
+  let blob: string;
+  try {
+    script = snapshotEntryPath();
+    if (script === undefined)
+      return Promise.resolve({
+        reason: 'this build of arbor has no snapshot script (dist/bundle/child-snapshot.cjs)',
+        built: false,
+        warnings: [],
+      });
+    blob = snapshotPath(arborCacheDir(env), script);
+  } catch (error) {
+    return Promise.resolve({ reason: messageOf(error), built: false, warnings: [] });
+  }
+  if (existsSync(blob)) return Promise.resolve({ blob, built: false, warnings: [] });
+  let pending = building.get(blob);
+  if (pending === undefined) {
+    pending = buildSnapshot(script, blob);
+    building.set(blob, pending);
+  }
+  return pending;
+}
+
+/** Builds the snapshot into a file of its own, checks that it loads, then renames it into place. */
+async function buildSnapshot(script: string, blob: string): Promise<SnapshotState> {
+  const started = performance.now();
+  const temporary = `${blob}.${String(process.pid)}.${randomBytes(4).toString('hex')}.tmp`;
+  let warnings: string[] = [];
+  try {
+    await mkdir(dirname(blob), { recursive: true, mode: 0o700 });
+    const build = await runNode(['--snapshot-blob', temporary, '--build-snapshot', script], {});
+    warnings = warningLines(build.stderr);
+    if (build.code !== 0)
+      throw new Error(`building it failed (${build.exit}): ${lastLine(build.stderr)}`);
+    const probe = await runNode(['--snapshot-blob', temporary], { [SNAPSHOT_PROBE_ENV]: '1' });
+    if (probe.code !== 0 || probe.stdout.trim() !== SNAPSHOT_PROBE_REPLY)
+      throw new Error(`it was built but does not load (${probe.exit}): ${lastLine(probe.stderr)}`);
+    await rename(temporary, blob);
+    return { blob, built: true, buildMs: Math.round(performance.now() - started), warnings };
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    return { reason: `the child snapshot: ${messageOf(error)}`, built: true, warnings };
+  }
+}
+
+interface NodeRun {
+  code: number | null;
+  exit: string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs this Node binary with a bare environment, collecting its output. */
+function runNode(args: string[], extraEnv: NodeJS.ProcessEnv): Promise<NodeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: BUILD_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const exit = signal === null ? `exit ${String(code)}` : `killed by ${signal}`;
+      resolve({ code, exit, stdout, stderr });
+    });
+  });
+}
+
+/** Node's warnings, one line each, without its advice on how to trace them. */
+function warningLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('(Use `node --trace-warnings'))
+    .slice(0, MAX_WARNINGS)
+    .map((line) => line.slice(0, MAX_WARNING_CHARS));
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return (
+    (lines.findLast((line) => /error/i.test(line)) ?? lines.at(-1) ?? '').slice(0, 300) ||
+    'no output'
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
