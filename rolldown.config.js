@@ -51,7 +51,14 @@ export default defineConfig([
     input: 'dist/child/snapshot-main.js',
     platform: 'node',
     treeshake,
-    output: { file: 'dist/bundle/child-snapshot.cjs', format: 'cjs', codeSplitting: false },
+    // A snapshot's code cannot `import()` (Node's loader is not in it): Node's own modules that
+    // the child loads on first use are `require`d instead.
+    output: {
+      file: 'dist/bundle/child-snapshot.cjs',
+      format: 'cjs',
+      codeSplitting: false,
+      dynamicImportInCjs: false,
+    },
   },
   {
     input: 'dist/cli/main.js',

@@ -69,3 +69,23 @@ describe('the child bundle', () => {
     ).toBe(true);
   });
 });
+
+describe('the script the child’s start-up snapshot is built from', () => {
+  const script = readFileSync(
+    fileURLToPath(new URL('../../dist/bundle/child-snapshot.cjs', import.meta.url)),
+    'utf8',
+  );
+
+  // Code in a snapshot has no module loader behind it: an `import()` there fails at run time
+  // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so what the child loads on first use is required.
+  it('never calls import(), and requires nothing but Node’s own modules on its way to `ready`', () => {
+    // (Type annotations in comments, `{import('…').T}`, are not calls.)
+    expect(script).not.toMatch(/(?<![{\w.])import\(\s*"/);
+    expect(script).toContain('require("node:dns/promises")');
+    expect(script).toContain('require("node:child_process")');
+  });
+
+  it('is one file: the MCP client is in it, for children that are given a server', () => {
+    expect(script).toContain('StreamableHTTPClientTransport');
+  });
+});
