@@ -1,5 +1,10 @@
 import type { IntelConfig } from '../protocol/index.js';
-import { decodeLine, encodeFrame, PROTOCOL_VERSION } from '../protocol/index.js';
+import {
+  createFrameReader,
+  encodeFrame,
+  PROTOCOL_VERSION,
+  SpawnPayloadSchema,
+} from '../protocol/index.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { internalToolDefs } from '../tools/internal-catalog.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
@@ -18,16 +23,22 @@ const SAMPLE_INTEL: IntelConfig = {
   prices: {},
 };
 
-/** Read once in a child's life: decoded once, so its schema is never compiled. */
-const SPAWN_SAMPLE = {
-  type: 'spawn',
-  protocol: PROTOCOL_VERSION,
-  payload: {
-    instruction: 'warm up',
-    intelligence: SAMPLE_INTEL,
-    telemetry: { run_id: 'warm', node_id: 'n0', node_path: '0' },
-  },
-};
+/**
+ * Read once in a child's life: decoded once, so its schema is never compiled. The supervisor
+ * sends a payload with every default filled in, so the sample has them too: a sample without them
+ * leaves cold the code that checks each field present.
+ */
+function spawnSample(): unknown {
+  return {
+    type: 'spawn',
+    protocol: PROTOCOL_VERSION,
+    payload: SpawnPayloadSchema.parse({
+      instruction: 'warm up',
+      intelligence: SAMPLE_INTEL,
+      telemetry: { run_id: 'warm', node_id: 'n0', node_path: '0' },
+    }),
+  };
+}
 
 /** Read many times: decoded twice, so the decoder compiles their schemas now. */
 const REPEATED_SAMPLES = [
@@ -45,11 +56,12 @@ const REPEATED_SAMPLES = [
  * work on its payload anyway.
  */
 export function warmUp(connect: (config: IntelConfig) => { close?(): void }): void {
-  decodeLine(JSON.stringify(SPAWN_SAMPLE), 1, 'down');
+  // Through a reader, as frames arrive, so the reader's own first run is paid here too.
+  const reader = createFrameReader('down');
+  reader.push(Buffer.from(`${JSON.stringify(spawnSample())}\n`));
   for (const sample of REPEATED_SAMPLES) {
-    const line = JSON.stringify(sample);
-    decodeLine(line, 1, 'down');
-    decodeLine(line, 2, 'down');
+    const line = `${JSON.stringify(sample)}\n`;
+    reader.push(Buffer.from(line + line));
   }
   encodeFrame({ type: 'pong', seq: 1 });
   const builtin = builtinTools({
