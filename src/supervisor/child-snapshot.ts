@@ -62,22 +62,31 @@ export function snapshotEntryPath(): string | undefined {
  */
 export function snapshotPath(cacheDir: string, script: string): string {
   const binary = statSync(process.execPath);
-  const key = createHash('sha256')
-    .update(
-      JSON.stringify([
-        process.version,
-        process.platform,
-        process.arch,
-        process.execPath,
-        binary.size,
-        binary.mtimeMs,
-      ]),
-    )
-    .update(readFileSync(script))
-    .digest('hex')
-    .slice(0, 24);
+  const source = statSync(script);
+  // Hashing the script (over a megabyte) is the costly part: it is done once per version of it.
+  const stamp = JSON.stringify([script, source.size, source.mtimeMs, binary.size, binary.mtimeMs]);
+  let key = keys.get(stamp);
+  if (key === undefined) {
+    key = createHash('sha256')
+      .update(
+        JSON.stringify([
+          process.version,
+          process.platform,
+          process.arch,
+          process.execPath,
+          binary.size,
+          binary.mtimeMs,
+        ]),
+      )
+      .update(readFileSync(script))
+      .digest('hex')
+      .slice(0, 24);
+    keys.set(stamp, key);
+  }
   return join(cacheDir, 'child-snapshot', `child-${key}.blob`);
 }
+
+const keys = new Map<string, string>();
 
 const building = new Map<string, Promise<SnapshotState>>();
 

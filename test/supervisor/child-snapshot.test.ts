@@ -88,17 +88,20 @@ describe('the child start-up snapshot', () => {
     expect(state.reason).toMatch(/^the child snapshot: .*(ENOTDIR|EEXIST)/);
   });
 
-  it('is named by the script it is built from', () => {
+  it('is named by the script it is built from, and renamed when the script changes', () => {
     const dir = freshCache();
     const [one, two] = ['one.cjs', 'two.cjs'].map((name, i) => {
-      writeFileSync(join(dir, name), `void ${String(i)};`);
+      writeFileSync(join(dir, name), `void ${'0'.repeat(i + 1)};`);
       return join(dir, name);
     });
-    expect(snapshotPath('/c', one ?? '')).toBe(snapshotPath('/c', one ?? ''));
-    expect(snapshotPath('/c', one ?? '')).not.toBe(snapshotPath('/c', two ?? ''));
-    expect(snapshotPath('/c', one ?? '')).toMatch(
-      /^\/c\/child-snapshot\/child-[0-9a-f]{24}\.blob$/,
-    );
+    if (one === undefined || two === undefined) throw new Error('unreachable');
+    const first = snapshotPath('/c', one);
+    expect(snapshotPath('/c', one)).toBe(first);
+    expect(snapshotPath('/c', two)).not.toBe(first);
+    expect(first).toMatch(/^\/c\/child-snapshot\/child-[0-9a-f]{24}\.blob$/);
+    // The name is worked out once per version of the script, never served stale.
+    writeFileSync(one, 'void "changed";');
+    expect(snapshotPath('/c', one)).not.toBe(first);
   });
 
   it('lives in ARBOR_CACHE_DIR, else XDG_CACHE_HOME/arbor, else ~/.cache/arbor', () => {
