@@ -23,7 +23,7 @@ export function prepareChild(): void {
  * compiles Node's HTTP parser). Everything that touches the process (its environment, its
  * streams, timers) happens here, never while a snapshot is built.
  */
-export async function startChild(entry: ChildEntryKind, prepared: boolean): Promise<never> {
+export async function startChild(entry: ChildEntryKind): Promise<never> {
   const v8Flags = setChildV8Flags();
 
   for (const method of ['log', 'info', 'debug', 'warn'] as const) {
@@ -50,9 +50,10 @@ export async function startChild(entry: ChildEntryKind, prepared: boolean): Prom
   // `ready`.
   const pooled = process.env[CHILD_POOLED_ENV] === '1';
   Reflect.deleteProperty(process.env, CHILD_POOLED_ENV);
-  // A snapshot holds the warm-up's objects but not what running it taught V8 (type feedback,
-  // compiled code): a pooled child, which has time to spare, runs it again.
-  if (!prepared || pooled) prepareChild();
+  // A snapshot was built with the warm-up done: it holds the warm-up's objects but not what
+  // running it taught V8 (type feedback, compiled code), so a pooled child, which has time to
+  // spare, runs it again.
+  if (entry === 'bundle' || pooled) prepareChild();
   const httpWarm = pooled && (await warmFetch());
   process.stderr.write(
     `${JSON.stringify({ msg: CHILD_WAITING_MSG, entry, http_warm: httpWarm, v8_flags: v8Flags })}\n`,

@@ -17,5 +17,5 @@ startupSnapshot.setDeserializeMainFunction(() => {
     process.stdout.write(`${SNAPSHOT_PROBE_REPLY}\n`);
     return;
   }
-  void startChild('snapshot', true);
+  void startChild('snapshot');
 });

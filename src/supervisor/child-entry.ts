@@ -36,16 +36,21 @@ export interface ChildCommand {
 
 /**
  * The command that starts a child: arbor's own child entry under the current Node binary, unless
- * `ARBOR_CHILD_COMMAND` names another program (a child written in another language, or a test
- * fixture). It is split on whitespace; the payload still arrives as the first frame on stdin.
+ * `ARBOR_CHILD_COMMAND` names another program (see `customChildCommand`).
  */
 export function childCommand(env: NodeJS.ProcessEnv): ChildCommand {
+  return customChildCommand(env) ?? { command: process.execPath, args: [childEntryPath()] };
+}
+
+/**
+ * The program `ARBOR_CHILD_COMMAND` names (a child written in another language, or a test
+ * fixture), split on whitespace; the payload still arrives as the first frame on stdin.
+ */
+export function customChildCommand(env: NodeJS.ProcessEnv): ChildCommand | undefined {
   const custom = env.ARBOR_CHILD_COMMAND?.trim();
-  if (custom !== undefined && custom !== '') {
-    const [command = '', ...args] = custom.split(/\s+/);
-    return { command, args };
-  }
-  return { command: process.execPath, args: [childEntryPath()] };
+  if (custom === undefined || custom === '') return undefined;
+  const [command = '', ...args] = custom.split(/\s+/);
+  return { command, args };
 }
 
 /** Variables a child may see. Credentials are not among them: they travel in the payload. */

@@ -1,4 +1,4 @@
-import { childCommand, type ChildCommand } from './child-entry.js';
+import { childCommand, customChildCommand, type ChildCommand } from './child-entry.js';
 import { ensureChildSnapshot, type SnapshotState } from './child-snapshot.js';
 
 /** Records a run-level event (no node). */
@@ -55,8 +55,8 @@ export class ChildLauncher {
 export async function resolveChildCommand(
   env: NodeJS.ProcessEnv,
 ): Promise<{ command: ChildCommand; state: SnapshotState | undefined }> {
-  if ((env.ARBOR_CHILD_COMMAND?.trim() ?? '') !== '')
-    return { command: childCommand(env), state: undefined };
+  const custom = customChildCommand(env);
+  if (custom !== undefined) return { command: custom, state: undefined };
   const state = await ensureChildSnapshot(env);
   const command = state.blob === undefined ? childCommand(env) : snapshotCommand(state.blob);
   return { command, state };

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -136,10 +136,9 @@ async function buildSnapshot(script: string, blob: string): Promise<SnapshotStat
     await mkdir(dirname(blob), { recursive: true, mode: 0o700 });
     const build = await runNode(['--snapshot-blob', temporary, '--build-snapshot', script], {});
     warnings = warningLines(build.stderr);
-    if (build.code !== 0)
-      throw new Error(`building it failed (${build.exit}): ${lastLine(build.stderr)}`);
+    if (!build.ok) throw new Error(`building it failed (${build.exit}): ${lastLine(build.stderr)}`);
     const probe = await runNode(['--snapshot-blob', temporary], { [SNAPSHOT_PROBE_ENV]: '1' });
-    if (probe.code !== 0 || probe.stdout.trim() !== SNAPSHOT_PROBE_REPLY)
+    if (!probe.ok || probe.stdout.trim() !== SNAPSHOT_PROBE_REPLY)
       throw new Error(`it was built but does not load (${probe.exit}): ${lastLine(probe.stderr)}`);
     await rename(temporary, blob);
     return { blob, built: true, buildMs: Math.round(performance.now() - started), warnings };
@@ -150,7 +149,8 @@ async function buildSnapshot(script: string, blob: string): Promise<SnapshotStat
 }
 
 interface NodeRun {
-  code: number | null;
+  ok: boolean;
+  /** How it ended: `exit N`, `killed by SIGNAL`, or why it could not start. */
   exit: string;
   stdout: string;
   stderr: string;
@@ -158,22 +158,28 @@ interface NodeRun {
 
 /** Runs this Node binary with a bare environment, collecting its output. */
 function runNode(args: string[], extraEnv: NodeJS.ProcessEnv): Promise<NodeRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: BUILD_TIMEOUT_MS,
-      killSignal: 'SIGKILL',
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      const exit = signal === null ? `exit ${String(code)}` : `killed by ${signal}`;
-      resolve({ code, exit, stdout, stderr });
-    });
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      {
+        env: { PATH: process.env.PATH ?? '', ...extraEnv },
+        timeout: BUILD_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        const exit =
+          error === null
+            ? 'exit 0'
+            : typeof error.signal === 'string'
+              ? `killed by ${error.signal}`
+              : typeof error.code === 'number'
+                ? `exit ${String(error.code)}`
+                : error.message;
+        resolve({ ok: error === null, exit, stdout, stderr });
+      },
+    );
   });
 }
 

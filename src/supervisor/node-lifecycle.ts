@@ -2,7 +2,6 @@ import { addUsage } from '../loop/index.js';
 import {
   TRANSCRIPT_EVENT,
   TrajectoryEventSchema,
-  redactPayload,
   type AgentFrame,
   type ControlFrame,
   type SpawnPayload,
@@ -16,9 +15,10 @@ import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeRunner } from './node-runner.js';
+import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
 import { remoteNode } from './remote-node.js';
-import type { NodeRecord, NodeStatus, RunStore } from './store-port.js';
+import type { RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
@@ -73,30 +73,6 @@ export interface NodeOwner {
 export function callerKind(live: LiveNode): CallerKind {
   if (live.mode === 'root') return 'root';
   return live.mode === 'plan' ? 'plan' : 'subagent';
-}
-
-/** A new node's record: its payload redacted, no usage yet. */
-export function nodeRecord(
-  runId: string,
-  node: TreeNode,
-  payload: SpawnPayload,
-  provider: string,
-  status: NodeStatus,
-): NodeRecord {
-  return {
-    runId,
-    id: node.id,
-    ...(node.parentId === undefined ? {} : { parentId: node.parentId }),
-    path: node.path,
-    depth: node.depth,
-    provider,
-    instruction: node.instruction,
-    status,
-    payload: redactPayload(payload),
-    attempts: 1,
-    createdAt: node.createdAt,
-    usage: { input_tokens: 0, output_tokens: 0 },
-  };
 }
 
 /**

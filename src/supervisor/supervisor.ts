@@ -14,12 +14,8 @@ import type { ChildEnd } from './child-end.js';
 import type { HumanGates } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
-import {
-  NodeLifecycle,
-  nodeRecord,
-  type NodeEnvironment,
-  type NodeOwner,
-} from './node-lifecycle.js';
+import { NodeLifecycle, type NodeEnvironment, type NodeOwner } from './node-lifecycle.js';
+import { nodeRecord } from './node-record.js';
 import { placeNode, type ProviderName } from './providers.js';
 import type { Admitted } from './spawn-chokepoint.js';
 import type { SpawnDoor } from './spawn-door.js';
