@@ -15,6 +15,8 @@ interface Slot<T> {
 export class ReplySlots<T> {
   readonly #slots = new Map<number, Slot<T>>();
   #nextId = 1;
+  /** Why the channel closed; the error is made only when a request is refused with it. */
+  #closedBecause: string | undefined;
   #closedWith: ArborError | undefined;
 
   /** The number of requests still waiting. */
@@ -31,7 +33,7 @@ export class ReplySlots<T> {
     send: (id: number) => void,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<T> {
-    if (this.#closedWith !== undefined) return Promise.reject(this.#closedWith);
+    if (this.#closedBecause !== undefined) return Promise.reject(this.#closedError());
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       const { signal, timeoutMs } = options;
@@ -80,8 +82,13 @@ export class ReplySlots<T> {
 
   /** Ends every waiting request (and refuses new ones) with an error. */
   closeAll(reason: string): void {
-    this.#closedWith = new ArborError('cancelled', reason);
-    for (const id of [...this.#slots.keys()]) this.#finish(id)?.reject(this.#closedWith);
+    this.#closedBecause ??= reason;
+    for (const id of [...this.#slots.keys()]) this.#finish(id)?.reject(this.#closedError());
+  }
+
+  #closedError(): ArborError {
+    this.#closedWith ??= new ArborError('cancelled', this.#closedBecause ?? 'closed');
+    return this.#closedWith;
   }
 
   #finish(id: number): Slot<T> | undefined {

@@ -27,6 +27,22 @@ export function estimateTokens(
 ): number {
   let chars = system.length;
   for (const message of messages) chars += JSON.stringify(message).length;
-  for (const tool of tools) chars += JSON.stringify(tool).length;
+  for (const tool of tools) chars += toolChars(tool);
   return Math.ceil(chars / 4) + 4 * messages.length;
+}
+
+/**
+ * A tool's name and description are measured as they are; its schema, usually shared by every
+ * child offered the tool (see `inputSchema`), is measured once.
+ */
+const schemaSizes = new WeakMap<object, number>();
+
+function toolChars(tool: ToolDef): number {
+  let schema = schemaSizes.get(tool.input_schema);
+  if (schema === undefined) {
+    schema = JSON.stringify(tool.input_schema).length;
+    schemaSizes.set(tool.input_schema, schema);
+  }
+  // The JSON around them: `{"name":"","description":"","input_schema":}`.
+  return tool.name.length + tool.description.length + schema + 44;
 }

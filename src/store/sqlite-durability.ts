@@ -32,13 +32,9 @@ export class RunDurability {
     this.#s = prepare(db);
   }
 
-  appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void {
-    this.#s.appendTranscript.run({
-      run_id: runId,
-      node_id: nodeId,
-      ts,
-      entry: JSON.stringify(entry),
-    });
+  /** Appends a transcript change, its entry already serialised. */
+  appendTranscript(row: { run_id: string; node_id: string; ts: number; entry: string }): void {
+    this.#s.appendTranscript.run(row);
   }
 
   listTranscript(runId: string, nodeId: string): TranscriptEntry[] {

@@ -22,7 +22,7 @@ import {
   type NodeRow,
   type RunRow,
 } from './rows.js';
-import type { SqlDatabase, SqlDriverName, SqlValue } from './sql-database.js';
+import type { SqlDatabase, SqlDriverName, SqlStatement, SqlValue } from './sql-database.js';
 
 /** The default store file, relative to the working directory. */
 export const DEFAULT_DB_PATH = '.arbor/arbor.db';
@@ -37,10 +37,12 @@ export const DEFAULT_DB_PATH = '.arbor/arbor.db';
 export class SqliteStore implements RunStore {
   readonly #db: SqlDatabase;
   readonly #statements: ReturnType<typeof prepare>;
-  /** Events waiting for the batch write at the end of this turn of the event loop. */
-  #pending: NewEvent[] = [];
+  /** `updateNode`'s statements, by their SQL. */
+  readonly #nodeUpdates = new Map<string, SqlStatement>();
+  /** Writes waiting for the batch commit at the end of this turn of the event loop. */
+  #pending: (() => void)[] = [];
   #flushScheduled = false;
-  readonly #writeEvents: (events: NewEvent[]) => void;
+  readonly #writeBatch: (writes: (() => void)[]) => void;
   readonly #memoryAndGates: MemoryAndGates;
   readonly #durability: RunDurability;
   /** The A2A tasks of `arbor serve`. */
@@ -58,16 +60,8 @@ export class SqliteStore implements RunStore {
     this.#durability = new RunDurability(this.#db);
     this.tasks = new SqliteTasks(this.#db);
     this.interrupted = this.#durability.reap(this.owner, Date.now());
-    this.#writeEvents = this.#db.transaction((events: NewEvent[]) => {
-      for (const event of events) {
-        this.#statements.insertEvent.run({
-          run_id: event.runId,
-          node_id: event.nodeId ?? null,
-          ts: event.ts,
-          kind: event.kind,
-          data: JSON.stringify(event.data),
-        });
-      }
+    this.#writeBatch = this.#db.transaction((writes: (() => void)[]) => {
+      for (const write of writes) write();
     });
   }
 
@@ -109,11 +103,14 @@ export class SqliteStore implements RunStore {
   }
 
   appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void {
-    this.flush();
-    this.#durability.appendTranscript(runId, nodeId, ts, entry);
+    const row = { run_id: runId, node_id: nodeId, ts, entry: JSON.stringify(entry) };
+    this.#defer(() => {
+      this.#durability.appendTranscript(row);
+    });
   }
 
   listTranscript(runId: string, nodeId: string): TranscriptEntry[] {
+    this.flush();
     return this.#durability.listTranscript(runId, nodeId);
   }
 
@@ -153,6 +150,7 @@ export class SqliteStore implements RunStore {
   }
 
   getRun(runId: string): RunRecord | undefined {
+    this.flush();
     const row = this.#statements.getRun.get(runId) as RunRow | undefined;
     return row === undefined ? undefined : runFromRow(row);
   }
@@ -215,7 +213,6 @@ export class SqliteStore implements RunStore {
   }
 
   updateNode(runId: string, nodeId: string, patch: NodePatch): void {
-    this.flush();
     const columns: string[] = [];
     const values: Record<string, SqlValue> = { run_id: runId, id: nodeId };
     const set = (column: string, value: SqlValue): void => {
@@ -235,27 +232,54 @@ export class SqliteStore implements RunStore {
       set('subtree_cost_usd', patch.subtreeUsage.cost_usd ?? null);
     }
     if (columns.length === 0) return;
-    this.#db
-      .prepare(`UPDATE nodes SET ${columns.join(', ')} WHERE run_id = @run_id AND id = @id`)
-      .run(values);
+    const sql = `UPDATE nodes SET ${columns.join(', ')} WHERE run_id = @run_id AND id = @id`;
+    // One statement per set of columns (a handful of shapes), prepared on first use: preparing
+    // it again for every update was a third of the update's cost.
+    let statement = this.#nodeUpdates.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#nodeUpdates.set(sql, statement);
+    }
+    const update = statement;
+    this.#defer(() => {
+      update.run(values);
+    });
   }
 
   getNode(runId: string, nodeId: string): NodeRecord | undefined {
+    this.flush();
     const row = this.#statements.getNode.get(runId, nodeId) as NodeRow | undefined;
     return row === undefined ? undefined : nodeFromRow(row);
   }
 
   listNodes(runId: string): NodeRecord[] {
+    this.flush();
     return (this.#statements.listNodes.all(runId) as NodeRow[]).map(nodeFromRow);
   }
 
-  /**
-   * Events come in bursts (many children streaming at once). One transaction per event would
-   * spend most of the supervisor's time committing, so events are written together at the end of
-   * the current turn of the event loop, and before any other write.
-   */
   appendEvent(event: NewEvent): void {
-    this.#pending.push(event);
+    const row = {
+      run_id: event.runId,
+      node_id: event.nodeId ?? null,
+      ts: event.ts,
+      kind: event.kind,
+      data: JSON.stringify(event.data),
+    };
+    this.#defer(() => {
+      this.#statements.insertEvent.run(row);
+    });
+  }
+
+  /**
+   * Records come in bursts (many children streaming at once), and one transaction per record
+   * would spend most of the supervisor's time committing. So events, transcript changes, usage and
+   * node updates are committed together at the end of the current turn of the event loop; every
+   * other write, every read of what they touch, and `close` write them first, so the record keeps
+   * its order. Rows are serialised when the write is made, so an error in a value is the caller's
+   * at once. Runs and nodes are created at once, before a child can act on them.
+   */
+  #defer(write: () => void): void {
+    this.#pending.push(write);
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     setImmediate(() => {
@@ -266,9 +290,23 @@ export class SqliteStore implements RunStore {
   flush(): void {
     this.#flushScheduled = false;
     if (this.#pending.length === 0 || !this.#db.isOpen) return;
-    const events = this.#pending;
+    const writes = this.#pending;
     this.#pending = [];
-    this.#writeEvents(events);
+    try {
+      this.#writeBatch(writes);
+    } catch (error) {
+      // The batch rolled back. Each write is made on its own, so one that cannot be written
+      // does not take the others with it; the first failure is then reported.
+      let first: unknown;
+      for (const write of writes) {
+        try {
+          write();
+        } catch (failure) {
+          first ??= failure;
+        }
+      }
+      throw first ?? error;
+    }
   }
 
   listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): EventRecord[] {
@@ -282,13 +320,15 @@ export class SqliteStore implements RunStore {
   }
 
   addUsage(runId: string, nodeId: string, usage: Usage): void {
-    this.flush();
-    this.#statements.addUsage.run({
+    const row = {
       run_id: runId,
       id: nodeId,
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
       cost_usd: usage.cost_usd ?? null,
+    };
+    this.#defer(() => {
+      this.#statements.addUsage.run(row);
     });
   }
 

@@ -157,7 +157,8 @@ export class NodeLifecycle {
     const { node } = live;
     const env = this.#env;
     const owner = this.#owner;
-    const childEnvironment = childEnv(env.env, sent);
+    // Only a process child starts with an environment: worked out on its first start.
+    let childEnvironment: NodeJS.ProcessEnv | undefined;
     const cwd = live.cwd ?? env.cwd;
     const remote =
       live.provider === 'queue'
@@ -179,7 +180,7 @@ export class NodeLifecycle {
         PROVIDERS[live.provider].start({
           payload,
           command: env.launcher.command(),
-          env: childEnvironment,
+          env: live.provider === 'process' ? (childEnvironment ??= childEnv(env.env, sent)) : {},
           // A node with its own working directory (a plan leaf in its worktree) never takes a
           // pooled child: those were started in the supervisor's directory.
           ...(cwd === undefined ? {} : { cwd }),

@@ -119,11 +119,12 @@ export interface RunStore {
   getNode(runId: string, nodeId: string): NodeRecord | undefined;
   listNodes(runId: string): NodeRecord[];
   /**
-   * Appends an event. Events may be written in batches (within the same turn of the event loop),
-   * but always before any later write of another kind, so the record keeps its order.
+   * Appends an event. Events, transcript changes, usage and node updates may be written in
+   * batches (within the same turn of the event loop), but always in the order they were made,
+   * before any later write of another kind and before a read of what they touch.
    */
   appendEvent(event: NewEvent): void;
-  /** Writes every batched event now. */
+  /** Writes every batched record now. */
   flush(): void;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): EventRecord[];
   /** Appends one change of a node's transcript (scrubbed of secrets by the caller). */

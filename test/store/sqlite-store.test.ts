@@ -133,6 +133,87 @@ describe.each(availableSqlDrivers())('SqliteStore on %s', (driver) => {
     ).toEqual(['a', 'b']);
   });
 
+  it('commits node updates, usage and transcript changes with the events, in order, by the end of the turn', async () => {
+    const path = tempDb();
+    const store = open(path);
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    store.createNode(node());
+    const raw = openSqlDatabase(path, driver);
+    const committed = () => ({
+      node: raw.prepare('SELECT status, input_tokens FROM nodes').all(),
+      transcript: raw.prepare('SELECT entry FROM transcripts').all().length,
+      events: raw.prepare('SELECT kind FROM events ORDER BY seq').all(),
+    });
+    store.updateNode('run_1', 'n0', { status: 'running', startedAt: 2 });
+    store.appendEvent({ runId: 'run_1', nodeId: 'n0', ts: 3, kind: 'a', data: {} });
+    store.addUsage('run_1', 'n0', { input_tokens: 7, output_tokens: 1 });
+    store.appendTranscript('run_1', 'n0', 4, {
+      op: 'append',
+      message: { role: 'user', text: 'hi' },
+    });
+    store.updateNode('run_1', 'n0', { status: 'completed', endedAt: 5 });
+    store.appendEvent({ runId: 'run_1', nodeId: 'n0', ts: 5, kind: 'b', data: {} });
+    // Nothing is committed yet: the batch waits for the end of this turn of the event loop.
+    expect(committed()).toEqual({
+      node: [{ status: 'spawning', input_tokens: 0 }],
+      transcript: 0,
+      events: [],
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed()).toEqual({
+      node: [{ status: 'completed', input_tokens: 7 }],
+      transcript: 1,
+      events: [{ kind: 'a' }, { kind: 'b' }],
+    });
+    raw.close();
+    store.close();
+  });
+
+  it('writes the batch before a read of what it touches', () => {
+    const store = open(tempDb());
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    store.createNode(node());
+    store.updateNode('run_1', 'n0', { status: 'running' });
+    expect(store.getNode('run_1', 'n0')?.status).toBe('running');
+    store.addUsage('run_1', 'n0', { input_tokens: 3, output_tokens: 2 });
+    expect(store.listNodes('run_1')[0]?.usage).toEqual({ input_tokens: 3, output_tokens: 2 });
+    store.appendTranscript('run_1', 'n0', 2, {
+      op: 'append',
+      message: { role: 'user', text: 'hi' },
+    });
+    expect(store.listTranscript('run_1', 'n0')).toHaveLength(1);
+    store.close();
+  });
+
+  it('keeps the rest of a batch when one write in it cannot be made, and reports that one', () => {
+    const path = tempDb();
+    const store = open(path);
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    store.createNode(node());
+    store.appendEvent({ runId: 'run_1', nodeId: 'n0', ts: 2, kind: 'before', data: {} });
+    // An event without a kind (a caller outside the type system) breaks a NOT NULL constraint.
+    store.appendEvent({ runId: 'run_1', ts: 3, kind: null as unknown as string, data: {} });
+    store.updateNode('run_1', 'n0', { status: 'running' });
+    store.appendEvent({ runId: 'run_1', nodeId: 'n0', ts: 4, kind: 'after', data: {} });
+    expect(() => store.flush()).toThrow(/NOT NULL/i);
+    expect(store.listEvents('run_1').map((e) => e.kind)).toEqual(['before', 'after']);
+    expect(store.getNode('run_1', 'n0')?.status).toBe('running');
+    store.close();
+  });
+
+  it('serialises a record when it is made: a value that cannot be stored is refused at once', () => {
+    const store = open(tempDb());
+    store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => store.appendEvent({ runId: 'run_1', ts: 2, kind: 'a', data: cyclic })).toThrow(
+      /circular/i,
+    );
+    store.appendEvent({ runId: 'run_1', ts: 3, kind: 'b', data: {} });
+    expect(store.listEvents('run_1').map((e) => e.kind)).toEqual(['b']);
+    store.close();
+  });
+
   it('never holds a credential: the stored payload is the redacted one', () => {
     const path = tempDb();
     const store = open(path);

@@ -73,12 +73,17 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
     }
   }
   const cwd = path.resolve(options.cwd);
+  let env: Record<string, string> | undefined;
   return {
     caveats: options.caveats,
     cwd,
     guard: new PathGuard({ caveats: options.caveats, cwd, protect: options.protect }),
     limits,
-    env: execEnv(process.env, options.env),
+    // Worked out when `exec` first runs a command, not for every child that is offered it.
+    get env() {
+      env ??= execEnv(process.env, options.env);
+      return env;
+    },
     sandbox: options.sandbox,
     protect: options.protect,
     namedHosts: options.namedHosts ?? [],

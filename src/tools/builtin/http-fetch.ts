@@ -4,7 +4,7 @@ import type { Scope } from '../../protocol/index.js';
 import { toolError, toolRefusal, type Tool, type ToolOutput } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
-import { inputSchema, parseToolArgs } from './tool-args.js';
+import { ArgsCache, inputSchema, parseToolArgs } from './tool-args.js';
 
 const NAME = 'http.fetch';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
@@ -74,16 +74,11 @@ type FetchArgs = z.output<ReturnType<typeof buildArgs>>;
  * The argument schema, one per set of limits: its JSON Schema is generated once and shared, so a
  * pooled child does not generate it again when it is taken.
  */
-const argsByLimits = new Map<string, ReturnType<typeof buildArgs>>();
+const argsByLimits = new ArgsCache<ReturnType<typeof buildArgs>>();
 
 function argsFor(limits: BuiltinLimits): ReturnType<typeof buildArgs> {
   const key = `${limits.fetchMaxBytes}/${limits.fetchMaxTimeoutMs}/${limits.fetchTimeoutMs}`;
-  let args = argsByLimits.get(key);
-  if (args === undefined) {
-    args = buildArgs(limits);
-    argsByLimits.set(key, args);
-  }
-  return args;
+  return argsByLimits.get(key, () => buildArgs(limits));
 }
 
 function buildArgs(limits: BuiltinLimits) {

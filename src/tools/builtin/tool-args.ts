@@ -28,6 +28,33 @@ export function inputSchema(schema: z.ZodType): JsonObject {
 
 const generated = new WeakMap<z.ZodType, JsonObject>();
 
+/**
+ * Argument schemas that depend on a node's grant or limits, built once per `key` (a string naming
+ * everything the schema depends on), so the schema and its JSON Schema are not built again for
+ * every child with the same grant. The `max` most recently built are kept.
+ */
+export class ArgsCache<T extends z.ZodType> {
+  readonly #built = new Map<string, T>();
+  readonly #max: number;
+
+  constructor(max = 64) {
+    this.#max = max;
+  }
+
+  get(key: string, build: () => T): T {
+    let schema = this.#built.get(key);
+    if (schema === undefined) {
+      schema = build();
+      this.#built.set(key, schema);
+      for (const oldest of this.#built.keys()) {
+        if (this.#built.size <= this.#max) break;
+        this.#built.delete(oldest);
+      }
+    }
+    return schema;
+  }
+}
+
 /** Parses a call's arguments, or says what is wrong with them in the registry's words. */
 export function parseToolArgs<T extends z.ZodType>(
   tool: string,

@@ -69,6 +69,29 @@ describe('exec runs only exactly granted commands', () => {
       'must be exactly one of: `echo granted`, `cargo`',
     );
   });
+
+  it('builds the argument schema once per grant, and a new one for another grant', async () => {
+    const schemaFor = (exec: string[], limits = {}) =>
+      builtinHost({ caveats: caveats({ exec }), cwd: ws, limits })
+        .registry.definitions()
+        .find((d) => d.name === 'exec')?.input_schema;
+    const first = schemaFor(['echo granted', 'cargo']);
+    expect(schemaFor(['echo granted', 'cargo'])).toBe(first);
+    const other = schemaFor(['echo other']);
+    expect(other).not.toBe(first);
+    expect(JSON.stringify(other)).toContain('must be exactly one of: `echo other`');
+    expect(JSON.stringify(schemaFor(['echo other'], { execMaxTimeoutMs: 5_000 }))).toContain(
+      '"maximum":5000',
+    );
+    // The schema a cached grant is offered with is still the one its calls are checked against.
+    const refused = await builtinHost({
+      caveats: caveats({ exec: ['echo other'] }),
+      cwd: ws,
+      limits: { execMaxTimeoutMs: 5_000 },
+    }).call('exec', { command: 'echo other', timeout_ms: 6_000 });
+    expect(refused.isError).toBe(true);
+    expect(refused.content).toMatch(/timeout_ms/);
+  });
 });
 
 describe('exec results', () => {
