@@ -75,6 +75,7 @@ export class Arbor {
       storePath: settings.base.dbPath,
       env,
       cwd: settings.cwd,
+      pool: settings.base.pool,
       ...(options.tools === undefined ? {} : { hostTools: options.tools }),
       ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
       ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),

@@ -10,6 +10,7 @@ export const RUN_OPTIONS = {
   'max-depth': { type: 'string' },
   provider: { type: 'string' },
   redis: { type: 'string' },
+  pool: { type: 'string' },
   config: { type: 'string' },
   db: { type: 'string' },
   json: { type: 'boolean' },
@@ -81,6 +82,10 @@ Run:
                            workers (\`arbor worker\`) through BullMQ on Redis (env ARBOR_PROVIDER)
   --redis URL              the fleet's Redis, without a password (that goes in ARBOR_REDIS_URL
                            or [queue] redis = "env:NAME"); the fleet key is ARBOR_FLEET_KEY
+  --pool N                 keep up to N process children loaded and waiting, as many as were
+                           asked for in the last 30 s: a delegation then skips the child's
+                           start (each waiting child holds ~65 MB; default 0; env ARBOR_POOL;
+                           [agent] pool)
   --config FILE            TOML config (precedence: defaults < file < env < flags)
   --db PATH                the run store (default .arbor/arbor.db; env ARBOR_DB)
   --json                   print a JSON report instead of the bare result

@@ -155,6 +155,7 @@ async function runRoot(
     storePath: settings.dbPath,
     env,
     timing,
+    pool: settings.pool,
     ...(tracing === undefined ? {} : { tracing }),
   });
   await write(

@@ -33,6 +33,9 @@ const Duration = z
   })
   .describe('A duration such as `500ms`, `30s`, `5m`, `1h` or `7d` (at most `24d`).');
 
+/** The most process children a pool may keep waiting (`[agent] pool`, `--pool`). */
+export const MAX_POOL = 64;
+
 const EndpointTable = z.strictObject({
   url: HttpUrlSchema.describe('Base URL, such as `https://api.openai.com/v1`.'),
   dialect: DialectSchema.optional().describe('Wire dialect of this endpoint.'),
@@ -203,6 +206,15 @@ export const ConfigFileSchema = z
           .enum(['fail', 'wait'])
           .optional()
           .describe('Without a terminal: `fail` questions at once, or `wait` for `arbor gate`.'),
+        pool: z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_POOL)
+          .optional()
+          .describe(
+            'Process children kept loaded and waiting, at most: the pool follows demand up to this (0: none).',
+          ),
       })
       .optional(),
     grant: z

@@ -14,7 +14,7 @@ import type { BudgetSettings, ProviderName } from '../supervisor/index.js';
 import { resolveFleet, type FleetSettings } from './fleet-settings.js';
 import { providerOption } from './provider-option.js';
 import { validateAll } from './validate-all.js';
-import { loadConfigFile, type ConfigFile } from './config-file.js';
+import { loadConfigFile, MAX_POOL, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
 
@@ -44,6 +44,7 @@ export interface RunFlags {
   'allow-trifecta'?: boolean | undefined;
   sandbox?: string | undefined;
   redis?: string | undefined;
+  pool?: string | undefined;
 }
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
@@ -60,6 +61,8 @@ export interface RunSettings extends RunConfig {
   tracing?: TracingSettings;
   /** Workers on Redis for `queue` nodes (`--provider queue`, `--redis`, `[queue]`). */
   fleet?: FleetSettings;
+  /** Process children a pool keeps waiting, at most, following demand (0: no pool). */
+  pool: number;
 }
 
 /** One source's say on a setting: the value and how to name it in an error. */
@@ -130,6 +133,7 @@ export function resolveRunSettings(
       config?.limits?.max_depth ??
       DEFAULTS.maxDepth,
     maxQueued: () => config?.limits?.max_queued ?? DEFAULTS.maxQueued,
+    pool: () => poolOf(pick('pool', 'ARBOR_POOL')) ?? config?.agent?.pool ?? 0,
     spawnRate: () => spawnRateOf(config?.limits?.spawn_rate, flags.config),
     askFallback: () =>
       askFallbackOf(pick('ask-fallback', 'ARBOR_ASK_FALLBACK')) ??
@@ -293,6 +297,16 @@ function dialectOf(layer: Layer): Dialect {
     'usage',
     `Expected \`${layer.name}\` to be \`openai\` or \`anthropic\`, got \`${layer.value}\`.`,
   );
+}
+
+function poolOf(layer: Layer | undefined): number | undefined {
+  const value = integer(layer, 0);
+  if (value !== undefined && value > MAX_POOL)
+    throw new ArborError(
+      'usage',
+      `Expected \`${layer?.name ?? 'pool'}\` to be at most ${MAX_POOL} children, got ${value}.`,
+    );
+  return value;
 }
 
 function integer(layer: Layer | undefined, minimum: number): number | undefined {

@@ -31,7 +31,8 @@ export interface EventFields {
   /** A child reported a transcript change that is not one (it is not stored). */
   'transcript.invalid': { reason: string };
   'node.cancel': { reason: string };
-  'child.ready': { attempt: number; pid?: number };
+  /** `pooled`: the child was started ahead of time, in a pool (`--pool`), and taken from it. */
+  'child.ready': { attempt: number; pid?: number; pooled?: boolean };
   'child.teardown': { reason: string };
   /** The kill ladder ran: its rungs, whether the child exited, and how long it took. */
   'child.killed': {

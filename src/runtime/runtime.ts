@@ -9,6 +9,9 @@ import {
 } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
+  ChildPool,
+  childEnv,
+  resolveChildCommand,
   Supervisor,
   timingFromEnv,
   type ChildCommand,
@@ -50,6 +53,11 @@ export interface RuntimeOptions {
   tracing?: Tracing;
   /** Workers on Redis for `queue` nodes; the runtime closes it when it closes. */
   fleet?: FleetPort & { close(): Promise<void> };
+  /**
+   * Process children kept loaded and waiting, at most (default 0: none). The pool follows demand:
+   * it starts none until a run asks for a child, then keeps as many as were asked for lately.
+   */
+  pool?: number;
 }
 
 /** What starting a run takes, all of it validated. */
@@ -101,11 +109,26 @@ export class Runtime {
   /** The trace of each traced run's supervisor, ended when the run is recorded as finished. */
   readonly #traces = new WeakMap<Supervisor, { trace: RunTrace; runId: string }>();
   #closed = false;
+  readonly #pool: ChildPool | undefined;
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
     this.#timing = options.timing ?? timingFromEnv(options.env);
     this.store = new SqliteStore(options.storePath);
+    this.#pool =
+      (options.pool ?? 0) > 0
+        ? new ChildPool({
+            command:
+              options.childCommand ??
+              resolveChildCommand(options.env).then(({ command }) => command),
+            // What every child may see of this environment, no credential; a node that needs an
+            // extra CA starts its own child with it.
+            env: childEnv(options.env),
+            size: 0,
+            max: options.pool ?? 0,
+            ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+          })
+        : undefined;
   }
 
   get env(): NodeJS.ProcessEnv {
@@ -138,6 +161,7 @@ export class Runtime {
       timing: this.#timing,
       env: this.#options.env,
       ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+      ...(this.#pool === undefined ? {} : { pool: this.#pool }),
       limits: {
         maxDepth: config.maxDepth,
         maxBreadth: Math.max(config.maxBreadth, extra.breadth ?? 0),
@@ -333,6 +357,7 @@ export class Runtime {
     const running = [...this.#running];
     await Promise.all(running.map(([supervisor]) => supervisor.stopAll('the runtime is closing')));
     await Promise.all(running.map(([, finished]) => finished));
+    this.#pool?.close();
     this.store.close();
     await this.#options.fleet?.close();
     // The last spans go out, within a bound: a collector that is down does not hold the exit.

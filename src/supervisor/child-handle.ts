@@ -68,6 +68,8 @@ export class OutputRelay {
 export interface ChildHandle {
   /** The OS process id, for a process child. */
   readonly pid: number | undefined;
+  /** True for a process child that was started ahead of time, in a pool, and taken from it. */
+  readonly pooled?: boolean;
   /** Resolves once the child has ended and every frame it wrote has been delivered. */
   readonly exited: Promise<ProcessExit>;
   hasExited(): boolean;

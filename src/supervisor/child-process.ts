@@ -15,6 +15,8 @@ export interface ChildProcessOptions {
   cwd?: string;
   /** How many of the last stderr lines to keep for error reports (default 20). */
   stderrTail?: number;
+  /** Started for a pool of idle children. */
+  pooled?: boolean;
 }
 
 /** Longest stderr line kept; the rest of a longer line is dropped. */
@@ -31,6 +33,7 @@ export class ChildProcess implements ChildHandle {
   readonly #tail: string[] = [];
   readonly #tailSize: number;
   readonly exited: Promise<ProcessExit>;
+  readonly pooled: boolean;
   #exit: ProcessExit | undefined;
   readonly #output = new OutputRelay();
   /** Output that arrived before anyone attached (a pooled child's start-up logs). */
@@ -41,6 +44,7 @@ export class ChildProcess implements ChildHandle {
    */
   constructor(options: ChildProcessOptions) {
     this.#tailSize = options.stderrTail ?? 20;
+    this.pooled = options.pooled === true;
     this.#process = spawn(options.command, options.args, {
       cwd: options.cwd,
       env: options.env,

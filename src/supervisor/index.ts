@@ -25,7 +25,7 @@ export {
   type ChildEnd,
   type TerminalReport,
 } from './child-end.js';
-export { ChildPool } from './child-pool.js';
+export { ChildPool, type ChildPoolOptions } from './child-pool.js';
 export {
   OutputRelay,
   type ChildHandle,

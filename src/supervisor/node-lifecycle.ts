@@ -211,8 +211,12 @@ export class NodeLifecycle {
           owner.record(node, 'child.teardown', { reason });
         },
       },
-      onReady: (attempt, pid) => {
-        owner.record(node, 'child.ready', { attempt, ...(pid === undefined ? {} : { pid }) });
+      onReady: (attempt, pid, pooled) => {
+        owner.record(node, 'child.ready', {
+          attempt,
+          ...(pid === undefined ? {} : { pid }),
+          ...(pooled ? { pooled } : {}),
+        });
         env.store.updateNode(env.runId, node.id, {
           status: 'running',
           startedAt: env.now(),

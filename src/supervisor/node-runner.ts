@@ -23,7 +23,7 @@ export interface NodeRunnerOptions {
   /** A restart is about to happen (attempt number, delay, why). */
   onRestart?(attempt: number, delayMs: number, reason: string): void;
   /** The child said `ready` (on every attempt), with its process id. */
-  onReady?(attempt: number, pid: number | undefined): void;
+  onReady?(attempt: number, pid: number | undefined, pooled: boolean): void;
 }
 
 /**
@@ -75,7 +75,7 @@ export class NodeRunner {
       let beforeReady = false;
       try {
         await run.ready();
-        this.#options.onReady?.(this.#attempt, run.pid);
+        this.#options.onReady?.(this.#attempt, run.pid, run.pooled);
         for (const item of this.#unanswered) {
           if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
             item.sentTo = run;

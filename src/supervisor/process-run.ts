@@ -152,6 +152,10 @@ export class ProcessRun {
     return this.#ready;
   }
 
+  get pooled(): boolean {
+    return this.#child.pooled === true;
+  }
+
   get pid(): number | undefined {
     return this.#child.pid;
   }

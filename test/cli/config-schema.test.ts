@@ -45,6 +45,7 @@ max_calls = "unlimited"
 
 [agent]
 ask_human_fallback = "wait"
+pool = 4
 
 [store]
 path = ".arbor/arbor.db"

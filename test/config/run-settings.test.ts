@@ -50,6 +50,19 @@ describe('parseDuration', () => {
 });
 
 describe('resolveRunSettings', () => {
+  it('takes the pool from [agent] pool, ARBOR_POOL and --pool, in that order; none by default', () => {
+    expect(resolveRunSettings('x', base, {}).pool).toBe(0);
+    const config = configFile('[agent]\npool = 2\n');
+    expect(resolveRunSettings('x', { ...base, config }, {}).pool).toBe(2);
+    expect(resolveRunSettings('x', { ...base, config }, { ARBOR_POOL: '3' }).pool).toBe(3);
+    expect(resolveRunSettings('x', { ...base, config, pool: '0' }, { ARBOR_POOL: '3' }).pool).toBe(
+      0,
+    );
+    expect(() =>
+      resolveRunSettings('x', { ...base, config: configFile('[agent]\npool = 99\n') }, {}),
+    ).toThrow(/agent\.pool/);
+  });
+
   it('applies defaults < config file < environment < flags', () => {
     const config = configFile(
       '[limits]\nmax_steps = 10\nmax_tokens = 1000\ndeadline = "2m"\n[intelligence]\nmodel = "from-file"\nendpoints = ["http://127.0.0.1:1/v1"]\n',
@@ -97,6 +110,8 @@ describe('resolveRunSettings', () => {
       'Expected `ARBOR_MAX_TOKENS` to be a positive integer, got `lots`.',
     ],
     [{ 'max-depth': '-1' }, {}, 'Expected `--max-depth` to be a non-negative integer, got `-1`.'],
+    [{ pool: 'four' }, {}, 'Expected `--pool` to be a non-negative integer, got `four`.'],
+    [{}, { ARBOR_POOL: '65' }, 'Expected `ARBOR_POOL` to be at most 64 children, got 65.'],
     [
       { 'budget-usd': '0' },
       {},

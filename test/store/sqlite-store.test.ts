@@ -195,7 +195,9 @@ describe.each(availableSqlDrivers())('SqliteStore on %s', (driver) => {
     store.appendEvent({ runId: 'run_1', ts: 3, kind: null as unknown as string, data: {} });
     store.updateNode('run_1', 'n0', { status: 'running' });
     store.appendEvent({ runId: 'run_1', nodeId: 'n0', ts: 4, kind: 'after', data: {} });
-    expect(() => store.flush()).toThrow(/NOT NULL/i);
+    expect(() => {
+      store.flush();
+    }).toThrow(/NOT NULL/i);
     expect(store.listEvents('run_1').map((e) => e.kind)).toEqual(['before', 'after']);
     expect(store.getNode('run_1', 'n0')?.status).toBe('running');
     store.close();
@@ -206,9 +208,9 @@ describe.each(availableSqlDrivers())('SqliteStore on %s', (driver) => {
     store.createRun({ id: 'run_1', instruction: 'x', status: 'running', createdAt: 1, meta: {} });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(() => store.appendEvent({ runId: 'run_1', ts: 2, kind: 'a', data: cyclic })).toThrow(
-      /circular/i,
-    );
+    expect(() => {
+      store.appendEvent({ runId: 'run_1', ts: 2, kind: 'a', data: cyclic });
+    }).toThrow(/circular/i);
     store.appendEvent({ runId: 'run_1', ts: 3, kind: 'b', data: {} });
     expect(store.listEvents('run_1').map((e) => e.kind)).toEqual(['b']);
     store.close();
