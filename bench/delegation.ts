@@ -53,6 +53,7 @@ export async function benchDelegation(): Promise<BenchResult> {
       await measureArbor(llm, 'arbor spawn', direct, { ...base, framework: 'arbor-spawn' }),
       await measureArbor(llm, 'arbor process, cold', direct, processRun, PROCESS),
       await measurePooled(llm, direct, processRun),
+      await measurePooled(llm, direct, processRun, 'demand'),
     ];
     let peers: string;
     if (arePeersInstalled()) {
@@ -112,30 +113,38 @@ export async function measureArbor(
 }
 
 /**
- * The process provider with a pool of idle children, full before every run. Each child taken is
- * replaced 20 ms later, while the run goes on; a run that takes children faster than they are
- * replaced gets cold ones once the pool is empty.
+ * The process provider with a pool of idle children.
+ * - `full`: a pool of `POOL_SIZE`, full before every run. Children taken are replaced one at a
+ *   time, from 20 ms after the take, while the run goes on; a run that takes children faster than
+ *   they are replaced gets cold ones once the pool is empty.
+ * - `demand`: what `arbor run --pool 4` gets: a pool that starts empty, follows demand up to
+ *   `POOL_SIZE`, and is not waited for between runs (the runs come one after another, as a
+ *   server's would).
  */
 export async function measurePooled(
   llm: FakeLlm,
   direct: number[],
   run: Omit<ArborRun, 'shape'>,
+  kind: 'full' | 'demand' = 'full',
 ): Promise<Series> {
   // The command arbor itself starts children with: from the start-up snapshot.
   const { command } = await resolveChildCommand(process.env);
   const pool = new ChildPool({
     command,
     env: { PATH: process.env.PATH ?? '' },
-    size: POOL_SIZE,
+    size: kind === 'full' ? POOL_SIZE : 0,
+    max: POOL_SIZE,
   });
   try {
     return await measureArbor(
       llm,
-      `arbor process, pool of ${POOL_SIZE}`,
+      kind === 'full'
+        ? `arbor process, pool of ${POOL_SIZE}`
+        : `arbor process, --pool ${POOL_SIZE}`,
       direct,
       { ...run, pool },
       PROCESS,
-      () => pool.whenFull(),
+      kind === 'full' ? () => pool.whenFull() : undefined,
     );
   } finally {
     pool.close();
