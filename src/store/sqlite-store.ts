@@ -12,6 +12,7 @@ import type {
 import { openStore } from './open-store.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
 import { SqliteTasks } from './sqlite-tasks.js';
+import { WriteBatch } from './write-batch.js';
 import { RunDurability, type InterruptedRun, type RunHold } from './sqlite-durability.js';
 import { LEASE_RENEW_MS, processOwner, type RunOwner } from './run-owner.js';
 import {
@@ -39,10 +40,12 @@ export class SqliteStore implements RunStore {
   readonly #statements: ReturnType<typeof prepare>;
   /** `updateNode`'s statements, by their SQL. */
   readonly #nodeUpdates = new Map<string, SqlStatement>();
-  /** Writes waiting for the batch commit at the end of this turn of the event loop. */
-  #pending: (() => void)[] = [];
-  #flushScheduled = false;
-  readonly #writeBatch: (writes: (() => void)[]) => void;
+  /**
+   * Events, transcript changes, usage and node updates, committed together at the end of the
+   * turn; every other write, every read of what they touch, and `close` commit them first, so the
+   * record keeps its order. Runs and nodes are created at once, before a child can act on them.
+   */
+  readonly #batch: WriteBatch;
   readonly #memoryAndGates: MemoryAndGates;
   readonly #durability: RunDurability;
   /** The A2A tasks of `arbor serve`. */
@@ -60,9 +63,7 @@ export class SqliteStore implements RunStore {
     this.#durability = new RunDurability(this.#db);
     this.tasks = new SqliteTasks(this.#db);
     this.interrupted = this.#durability.reap(this.owner, Date.now());
-    this.#writeBatch = this.#db.transaction((writes: (() => void)[]) => {
-      for (const write of writes) write();
-    });
+    this.#batch = new WriteBatch(this.#db);
   }
 
   createRun(run: RunRecord): void {
@@ -104,7 +105,7 @@ export class SqliteStore implements RunStore {
 
   appendTranscript(runId: string, nodeId: string, ts: number, entry: TranscriptEntry): void {
     const row = { run_id: runId, node_id: nodeId, ts, entry: JSON.stringify(entry) };
-    this.#defer(() => {
+    this.#batch.add(() => {
       this.#durability.appendTranscript(row);
     });
   }
@@ -232,18 +233,24 @@ export class SqliteStore implements RunStore {
       set('subtree_cost_usd', patch.subtreeUsage.cost_usd ?? null);
     }
     if (columns.length === 0) return;
+    const update = this.#nodeUpdate(columns);
+    this.#batch.add(() => {
+      update.run(values);
+    });
+  }
+
+  /**
+   * One statement per set of columns (a handful of shapes), prepared on first use: preparing it
+   * again for every update was a third of the update's cost.
+   */
+  #nodeUpdate(columns: readonly string[]): SqlStatement {
     const sql = `UPDATE nodes SET ${columns.join(', ')} WHERE run_id = @run_id AND id = @id`;
-    // One statement per set of columns (a handful of shapes), prepared on first use: preparing
-    // it again for every update was a third of the update's cost.
     let statement = this.#nodeUpdates.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql);
       this.#nodeUpdates.set(sql, statement);
     }
-    const update = statement;
-    this.#defer(() => {
-      update.run(values);
-    });
+    return statement;
   }
 
   getNode(runId: string, nodeId: string): NodeRecord | undefined {
@@ -265,48 +272,13 @@ export class SqliteStore implements RunStore {
       kind: event.kind,
       data: JSON.stringify(event.data),
     };
-    this.#defer(() => {
+    this.#batch.add(() => {
       this.#statements.insertEvent.run(row);
     });
   }
 
-  /**
-   * Records come in bursts (many children streaming at once), and one transaction per record
-   * would spend most of the supervisor's time committing. So events, transcript changes, usage and
-   * node updates are committed together at the end of the current turn of the event loop; every
-   * other write, every read of what they touch, and `close` write them first, so the record keeps
-   * its order. Rows are serialised when the write is made, so an error in a value is the caller's
-   * at once. Runs and nodes are created at once, before a child can act on them.
-   */
-  #defer(write: () => void): void {
-    this.#pending.push(write);
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    setImmediate(() => {
-      this.flush();
-    });
-  }
-
   flush(): void {
-    this.#flushScheduled = false;
-    if (this.#pending.length === 0 || !this.#db.isOpen) return;
-    const writes = this.#pending;
-    this.#pending = [];
-    try {
-      this.#writeBatch(writes);
-    } catch (error) {
-      // The batch rolled back. Each write is made on its own, so one that cannot be written
-      // does not take the others with it; the first failure is then reported.
-      let first: unknown;
-      for (const write of writes) {
-        try {
-          write();
-        } catch (failure) {
-          first ??= failure;
-        }
-      }
-      throw first ?? error;
-    }
+    this.#batch.flush();
   }
 
   listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): EventRecord[] {
@@ -327,7 +299,7 @@ export class SqliteStore implements RunStore {
       output_tokens: usage.output_tokens,
       cost_usd: usage.cost_usd ?? null,
     };
-    this.#defer(() => {
+    this.#batch.add(() => {
       this.#statements.addUsage.run(row);
     });
   }

@@ -136,16 +136,7 @@ export class ChildPool {
     if (command === undefined || this.#closed || this.#starting) return;
     if (this.#idle.length >= this.target) return;
     this.#starting = true;
-    const idle = this.#startOne(command);
-    idle.loaded = () => {
-      this.#starting = false;
-      this.#refill();
-    };
-    void idle.child.exited.then(() => {
-      // A child that died before it loaded is not replaced until the next take: a command that
-      // cannot start must not be started again and again.
-      if (!idle.waiting) this.#starting = false;
-    });
+    this.#startOne(command);
   }
 
   /** Once demand has had time to fall, stops the idle children the pool no longer wants. */
@@ -180,7 +171,12 @@ export class ChildPool {
     idle.child.signalGroup('SIGTERM');
   }
 
-  #startOne(command: ChildCommand): Idle & { loaded?: () => void } {
+  /**
+   * Starts a child; once it is loaded, the next one may start. A child that died before it loaded
+   * is not replaced until the next take, nor one that died while it waited: a command that cannot
+   * start, or a child that cannot stay up, must not be started again and again.
+   */
+  #startOne(command: ChildCommand): void {
     const child = new ChildProcess({
       command: command.command,
       args: command.args,
@@ -188,24 +184,23 @@ export class ChildPool {
       pooled: true,
       ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }),
     });
-    const idle: Idle & { loaded?: () => void } = { child, waiting: false };
+    const idle: Idle = { child, waiting: false };
     child.attach({
       onFrame: () => undefined,
       onViolation: () => undefined,
       onStderr: (line) => {
         if (!idle.waiting && line.includes(CHILD_WAITING_MSG)) {
           idle.waiting = true;
-          idle.loaded?.();
+          this.#starting = false;
+          this.#refill();
         }
       },
     });
     void child.exited.then(() => {
+      if (!idle.waiting) this.#starting = false;
       const at = this.#idle.indexOf(idle);
-      // A child that died while it waited is replaced at the next take, not at once: a child
-      // that cannot stay up must not be started again and again.
       if (at !== -1) this.#idle.splice(at, 1);
     });
     this.#idle.push(idle);
-    return idle;
   }
 }

@@ -75,7 +75,7 @@ export class NodeRunner {
       let beforeReady = false;
       try {
         await run.ready();
-        this.#options.onReady?.(this.#attempt, run.pid, run.pooled);
+        this.#options.onReady?.(this.#attempt, run.child.pid, run.child.pooled === true);
         for (const item of this.#unanswered) {
           if (item.sentTo !== run && run.send({ type: 'inject', message: item.message }))
             item.sentTo = run;

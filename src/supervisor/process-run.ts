@@ -152,12 +152,9 @@ export class ProcessRun {
     return this.#ready;
   }
 
-  get pooled(): boolean {
-    return this.#child.pooled === true;
-  }
-
-  get pid(): number | undefined {
-    return this.#child.pid;
+  /** What the run's child is: its process id, and whether it came from a pool. */
+  get child(): Pick<ChildHandle, 'pid' | 'pooled'> {
+    return this.#child;
   }
 
   send(frame: ControlFrame): boolean {
