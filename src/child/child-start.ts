@@ -1,5 +1,6 @@
 import { createModelClient } from '../intel/index.js';
 import { CHILD_POOLED_ENV, CHILD_WAITING_MSG } from './pool-signals.js';
+import { rehearseSpawn } from './rehearse.js';
 import { runChild } from './run-child.js';
 import { setChildV8Flags } from './v8-flags.js';
 import { warmFetch } from './warm-fetch.js';
@@ -55,8 +56,11 @@ export async function startChild(entry: ChildEntryKind): Promise<never> {
   // spare, runs it again.
   if (entry === 'bundle' || pooled) prepareChild();
   const httpWarm = pooled && (await warmFetch());
+  // And it runs its path to `ready` once on a made-up payload, so the real one finds that code
+  // compiled.
+  const rehearsed = pooled && (await rehearseSpawn());
   process.stderr.write(
-    `${JSON.stringify({ msg: CHILD_WAITING_MSG, entry, http_warm: httpWarm, v8_flags: v8Flags })}\n`,
+    `${JSON.stringify({ msg: CHILD_WAITING_MSG, entry, http_warm: httpWarm, rehearsed, v8_flags: v8Flags })}\n`,
   );
 
   const code = await runChild(

@@ -42,12 +42,47 @@ export interface ChildDeps {
 /** Process exit codes of a child (the supervisor reads frames, not these; they help debugging). */
 export const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
 
+/** A child up to its `ready`: its context, and the tools to close when it ends. */
+export interface OpenedChild {
+  context: ChildContext;
+  tools: ChildTools;
+}
+
 /**
  * A child's whole life, in the order DESIGN §4 gives: read the payload, check the TLS anchor,
  * start answering control frames, connect intelligence, say `ready`, run the role, end with
  * exactly one terminal frame. Returns the process exit code.
  */
 export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
+  const opened = await openChild(io, deps);
+  if (typeof opened === 'number') return opened;
+  const { context, tools } = opened;
+  const { payload, writer, log } = context;
+  writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });
+  log.log('info', 'child.ready', { role: payload.role, warm: payload.warm, depth: payload.depth });
+  try {
+    if (payload.role === 'turn' && payload.turn !== undefined)
+      await runTurnWorker(context, payload.turn);
+    else await runAgent(context);
+  } catch (error) {
+    const code =
+      isArborError(error) && error.code.startsWith('intel_')
+        ? CHILD_EXIT.intel
+        : CHILD_EXIT.internal;
+    await tools.close();
+    return fail(writer, error, code);
+  }
+  await tools.close();
+  await writer.flush();
+  return CHILD_EXIT.ok;
+}
+
+/**
+ * Everything a child does before it says `ready`: read and check the payload, connect
+ * intelligence, build the tools. Returns the child's context, or the exit code of a child that
+ * failed (its `failed` frame already sent).
+ */
+export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChild | number> {
   const writer = new FrameWriter(io.stdout);
   const log = new Logger(io.stderr);
   const channel = new ControlChannel(io.stdin, writer, log);
@@ -111,23 +146,7 @@ export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
     capture: tools.capture,
   };
 
-  writer.send({ type: 'ready', protocol: PROTOCOL_VERSION });
-  log.log('info', 'child.ready', { role: payload.role, warm: payload.warm, depth: payload.depth });
-  try {
-    if (payload.role === 'turn' && payload.turn !== undefined)
-      await runTurnWorker(context, payload.turn);
-    else await runAgent(context);
-  } catch (error) {
-    const code =
-      isArborError(error) && error.code.startsWith('intel_')
-        ? CHILD_EXIT.intel
-        : CHILD_EXIT.internal;
-    await tools.close();
-    return fail(writer, error, code);
-  }
-  await tools.close();
-  await writer.flush();
-  return CHILD_EXIT.ok;
+  return { context, tools };
 }
 
 async function fail(writer: FrameWriter, error: unknown, exitCode: number): Promise<number> {

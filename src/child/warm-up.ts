@@ -28,7 +28,7 @@ const SAMPLE_INTEL: IntelConfig = {
  * sends a payload with every default filled in, so the sample has them too: a sample without them
  * leaves cold the code that checks each field present.
  */
-function spawnSample(): unknown {
+export function spawnSample(): unknown {
   return {
     type: 'spawn',
     protocol: PROTOCOL_VERSION,

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   CHILD_POOLED_ENV,
   CHILD_WAITING_MSG,
+  rehearseSpawn,
   setChildV8Flags,
   warmFetch,
 } from '../../src/child/index.js';
@@ -49,10 +50,12 @@ describe('loading the HTTP client ahead of a pooled child’s first model call',
     await expect(waitingLine({ PATH: path, [CHILD_POOLED_ENV]: '1' })).resolves.toMatchObject({
       msg: CHILD_WAITING_MSG,
       http_warm: true,
+      rehearsed: true,
     });
     await expect(waitingLine({ PATH: path })).resolves.toMatchObject({
       msg: CHILD_WAITING_MSG,
       http_warm: false,
+      rehearsed: false,
     });
   });
 
@@ -76,6 +79,25 @@ describe('loading the HTTP client ahead of a pooled child’s first model call',
   });
 });
 
+describe('rehearsing a pooled child’s path to `ready`', () => {
+  it('reaches `ready` in memory, writing nothing to the process’s streams and leaving nothing open', async () => {
+    const before = process.getActiveResourcesInfo().sort();
+    const stdout = vi.spyOn(process.stdout, 'write');
+    const stderr = vi.spyOn(process.stderr, 'write');
+    try {
+      await expect(rehearseSpawn()).resolves.toBe(true);
+      expect(stdout).not.toHaveBeenCalled();
+      expect(stderr).not.toHaveBeenCalled();
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    await vi.waitFor(() => {
+      expect(process.getActiveResourcesInfo().sort()).toEqual(before);
+    });
+  });
+});
+
 describe('a child’s V8 flags', () => {
   it('are set by the child itself: Liftoff-only WebAssembly where V8 has Liftoff', async () => {
     const liftoff = process.arch === 'x64' || process.arch === 'arm64';
@@ -95,11 +117,12 @@ describe('a child started from its start-up snapshot', () => {
     await expect(waitingLine({ PATH: path }, snapshot)).resolves.toMatchObject({
       entry: 'snapshot',
       http_warm: false,
+      rehearsed: false,
       v8_flags: liftoff ? ['--liftoff-only'] : [],
     });
     await expect(
       waitingLine({ PATH: path, [CHILD_POOLED_ENV]: '1' }, snapshot),
-    ).resolves.toMatchObject({ entry: 'snapshot', http_warm: true });
+    ).resolves.toMatchObject({ entry: 'snapshot', http_warm: true, rehearsed: true });
     await expect(waitingLine({ PATH: path })).resolves.toMatchObject({ entry: 'bundle' });
   }, 120_000);
 });
