@@ -9,6 +9,12 @@ import {
 import type { ProcessExit } from './child-handle.js';
 import type { LadderOutcome } from './kill-ladder.js';
 
+/** Why the supervisor tore a child down, and the status a synthetic outcome then gets. */
+export interface Teardown {
+  status: TerminalStatus;
+  reason: string;
+}
+
 /** How a supervised child ended. There is always one: a child that says nothing gets a synthetic outcome. */
 export interface ChildEnd {
   outcome: Outcome;
@@ -67,7 +73,7 @@ export function terminalReport(frame: AgentFrame): TerminalReport | undefined {
 /** The outcome of a child that ended without a terminal frame. */
 export function syntheticEnd(
   exit: ProcessExit,
-  teardown: { status: TerminalStatus; reason: string } | undefined,
+  teardown: Teardown | undefined,
   stderrTail: readonly string[],
   ladder: LadderOutcome | undefined,
 ): ChildEnd {
@@ -108,4 +114,19 @@ export function spawnFailure(
       ...(failed?.code === undefined ? {} : { failedCode: failed.code }),
     },
   });
+}
+
+/**
+ * A child torn down because its deadline passed answers the `cancel` it was sent with a
+ * `cancelled` result; the cause was the deadline, and the node ends with that status.
+ */
+export function deadlineWins(
+  terminal: TerminalReport,
+  teardown: Teardown | undefined,
+): TerminalReport {
+  if (teardown?.status !== 'deadline' || terminal.outcome.status !== 'cancelled') return terminal;
+  return {
+    ...terminal,
+    outcome: { ...terminal.outcome, status: 'deadline', reason: teardown.reason },
+  };
 }

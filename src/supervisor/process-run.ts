@@ -8,13 +8,14 @@ import {
   type SpawnPayload,
   type TerminalStatus,
 } from '../protocol/index.js';
-import type { ChildCommand } from './child-entry.js';
 import type { ToolAnswer } from './internal/index.js';
 import {
+  deadlineWins,
   spawnFailure,
   syntheticEnd,
   terminalReport,
   type ChildEnd,
+  type Teardown,
   type TerminalReport,
 } from './child-end.js';
 import type { ChildHandle, ProcessExit } from './child-handle.js';
@@ -22,45 +23,13 @@ import { ChildBounds, type OverBound } from './child-bounds.js';
 import { ChildProcess } from './child-process.js';
 import { killLadder, type LadderOutcome } from './kill-ladder.js';
 import { classify, needsTeardown } from './liveness.js';
-import { pingIntervalMs, type Timing } from './timing.js';
+import type { ProcessRunOptions } from './process-run-options.js';
+import { pingIntervalMs } from './timing.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
 
-export interface ProcessRunHandlers {
-  /** Every frame, after the run has done its own bookkeeping. */
-  onFrame?(frame: AgentFrame): void;
-  onViolation?(violation: ProtocolViolation): void;
-  onStderr?(line: string): void;
-  /** Serves a `tool_request`; the answer is sent back as `tool_result`. */
-  onToolRequest(frame: ToolRequest): Promise<ToolAnswer>;
-  /** Answers a `budget_request`. */
-  onBudgetRequest(
-    frame: BudgetRequest,
-  ): Promise<Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>>;
-  /** A teardown was started (why), before its rungs run. */
-  onTeardown?(reason: string): void;
-}
-
-export interface ProcessRunOptions {
-  /** Starts a child process with this command, unless `child` is given. */
-  command?: ChildCommand;
-  /** The running side, already started (an in-process child, or one from a pool of idle
-   * processes); otherwise a child process is started from `command`. */
-  child?: ChildHandle;
-  /** Environment and directory of a child process started from `command`. */
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  timing: Timing;
-  handlers: ProcessRunHandlers;
-  now?: () => number;
-}
-
-/** Why the supervisor tore a child down, and the status a synthetic outcome then gets. */
-interface Teardown {
-  status: TerminalStatus;
-  reason: string;
-}
+export type { ProcessRunHandlers, ProcessRunOptions } from './process-run-options.js';
 
 /**
  * A child process under supervision: started with its payload as the first frame, watched by the
@@ -395,18 +364,6 @@ export class ProcessRun {
       };
     return { ...syntheticEnd(exit, this.#teardown, this.#child.stderrTail(), ladder), ...protocol };
   }
-}
-
-/**
- * A child torn down because its deadline passed answers the `cancel` it was sent with a
- * `cancelled` result; the cause was the deadline, and the node ends with that status.
- */
-function deadlineWins(terminal: TerminalReport, teardown: Teardown | undefined): TerminalReport {
-  if (teardown?.status !== 'deadline' || terminal.outcome.status !== 'cancelled') return terminal;
-  return {
-    ...terminal,
-    outcome: { ...terminal.outcome, status: 'deadline', reason: teardown.reason },
-  };
 }
 
 function missingCommand(): never {
