@@ -2,7 +2,7 @@ import { createModelClient } from '../intel/index.js';
 import { CHILD_POOLED_ENV, CHILD_WAITING_MSG } from './pool-signals.js';
 import { rehearseSpawn } from './rehearse.js';
 import { runChild } from './run-child.js';
-import { setChildV8Flags } from './v8-flags.js';
+import { setChildV8FlagsAtFirstFetch } from './v8-flags.js';
 import { warmFetch } from './warm-fetch.js';
 import { warmUp } from './warm-up.js';
 
@@ -20,12 +20,12 @@ export function prepareChild(): void {
 /**
  * Runs a child process to its end. Stdout is the protocol channel, so console output of any kind
  * is sent to stderr before anything else runs. The child exits when its input ends or its parent
- * dies. Its V8 flags are set first of all, before any WebAssembly is compiled (the first `fetch`
- * compiles Node's HTTP parser). Everything that touches the process (its environment, its
+ * dies. Its V8 flags are set at its first `fetch`, before any WebAssembly is compiled (see
+ * `setChildV8FlagsAtFirstFetch`). Everything that touches the process (its environment, its
  * streams, timers) happens here, never while a snapshot is built.
  */
 export async function startChild(entry: ChildEntryKind): Promise<never> {
-  const v8Flags = setChildV8Flags();
+  const v8Flags = setChildV8FlagsAtFirstFetch();
 
   for (const method of ['log', 'info', 'debug', 'warn'] as const) {
     console[method] = (...args: unknown[]) => {

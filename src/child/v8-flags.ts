@@ -1,19 +1,46 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8 flags a child sets on itself, first thing. `--liftoff-only` compiles WebAssembly (the HTTP
- * parser of Node's `fetch`, which every child uses to reach its model) with the baseline compiler
- * only. Without it, a child that has made one model call spends about 120–190 ms at exit waiting
- * for the optimising compiler's background jobs on that module; with it, about 6 ms, and the parser
- * is still fast enough for model responses. Only where V8 has Liftoff (x64, arm64).
- *
- * Set at run time rather than on the command line: the same flag on the command line made a cold
- * child's spawn → `ready` about 30 ms slower on a small machine (Node's start-up takes a slower
- * path when V8's flags differ from its defaults), and the flag only matters once the first
- * WebAssembly module is compiled, long after start-up. See `docs/performance.md`.
+ * V8 flags a child sets on itself. `--liftoff-only` compiles WebAssembly (the HTTP parser of
+ * Node's `fetch`, which every child uses to reach its model) with the baseline compiler only.
+ * Without it, a child that has made one model call spends about 120–190 ms at exit waiting for
+ * the optimising compiler's background jobs on that module; with it, about 8 ms, and the parser is
+ * still fast enough for model responses. Only where V8 has Liftoff (x64, arm64).
  */
-export function setChildV8Flags(arch: string = process.arch): string[] {
-  const flags = arch === 'x64' || arch === 'arm64' ? ['--liftoff-only'] : [];
-  for (const flag of flags) setFlagsFromString(flag);
+export function childV8Flags(arch: string = process.arch): string[] {
+  return arch === 'x64' || arch === 'arm64' ? ['--liftoff-only'] : [];
+}
+
+type Fetch = typeof fetch;
+
+/**
+ * Sets the child's V8 flags at its first `fetch`: after Node has loaded its HTTP client's code,
+ * before that client compiles its parser (on its first connection, a turn of the event loop
+ * later). The moment matters both ways. Node compiles its own modules from a code cache that V8
+ * accepts only while its flags hash as they did when the cache was made: a module loaded after
+ * any flag differs from its default is compiled from source, which made loading the HTTP client
+ * cost about 25 ms more CPU (about 100 against 75 ms for the first request), and the same flag on
+ * the command line about 30 ms more of every cold start. And a flag set after the parser is
+ * compiled would come too late.
+ *
+ * Wraps `target.fetch` (the global one by default) until its first call, then puts it back; the
+ * child's every request (its model client, the pool's warm-up) goes through the global `fetch`.
+ * Returns the flags it will set.
+ */
+export function setChildV8FlagsAtFirstFetch(
+  flags: readonly string[] = childV8Flags(),
+  target: { fetch: Fetch } = globalThis,
+  setFlag: (flag: string) => void = setFlagsFromString,
+): readonly string[] {
+  if (flags.length === 0) return flags;
+  const original = target.fetch;
+  target.fetch = function fetch(input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]) {
+    target.fetch = original;
+    try {
+      return original(input, init);
+    } finally {
+      for (const flag of flags) setFlag(flag);
+    }
+  };
   return flags;
 }

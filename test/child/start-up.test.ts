@@ -5,8 +5,9 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   CHILD_POOLED_ENV,
   CHILD_WAITING_MSG,
+  childV8Flags,
   rehearseSpawn,
-  setChildV8Flags,
+  setChildV8FlagsAtFirstFetch,
   warmFetch,
 } from '../../src/child/index.js';
 import { childCommand, ChildPool, type ChildCommand } from '../../src/supervisor/index.js';
@@ -104,7 +105,51 @@ describe('a child’s V8 flags', () => {
     await expect(waitingLine({ PATH: process.env.PATH ?? '' })).resolves.toMatchObject({
       v8_flags: liftoff ? ['--liftoff-only'] : [],
     });
-    expect(setChildV8Flags('ia32')).toEqual([]);
+    expect(childV8Flags('x64')).toEqual(['--liftoff-only']);
+    expect(childV8Flags('ia32')).toEqual([]);
+  });
+
+  it('are set at the first fetch, once Node has loaded its HTTP client and before it connects', async () => {
+    const order: string[] = [];
+    const original = vi.fn((url: string) => {
+      order.push(`fetch ${url}`);
+      return Promise.resolve(new Response('{}'));
+    });
+    const target = { fetch: original as unknown as typeof fetch };
+    const setFlag = (flag: string): void => {
+      order.push(`flag ${flag}`);
+    };
+    expect(setChildV8FlagsAtFirstFetch(['--liftoff-only'], target, setFlag)).toEqual([
+      '--liftoff-only',
+    ]);
+    expect(order).toEqual([]);
+    expect(target.fetch).not.toBe(original);
+
+    await expect(target.fetch('http://model.test/v1', { method: 'POST' })).resolves.toBeInstanceOf(
+      Response,
+    );
+    expect(original).toHaveBeenCalledWith('http://model.test/v1', { method: 'POST' });
+    expect(order).toEqual(['fetch http://model.test/v1', 'flag --liftoff-only']);
+    // Put back at once: later requests go straight to the original, and no flag is set twice.
+    expect(target.fetch).toBe(original);
+    await target.fetch('http://model.test/v1');
+    expect(order).toHaveLength(3);
+  });
+
+  it('are set even when the first fetch throws, and not armed where there are none', () => {
+    const flags: string[] = [];
+    const target = {
+      fetch: (() => {
+        throw new TypeError('bad init');
+      }) as unknown as typeof fetch,
+    };
+    setChildV8FlagsAtFirstFetch(['--liftoff-only'], target, (flag) => flags.push(flag));
+    expect(() => target.fetch('http://model.test/v1')).toThrow('bad init');
+    expect(flags).toEqual(['--liftoff-only']);
+
+    const untouched = { fetch: globalThis.fetch };
+    expect(setChildV8FlagsAtFirstFetch([], untouched, () => flags.push('never'))).toEqual([]);
+    expect(untouched.fetch).toBe(globalThis.fetch);
   });
 });
 
