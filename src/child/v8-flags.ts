@@ -19,9 +19,9 @@ type Fetch = typeof fetch;
  * later). The moment matters both ways. Node compiles its own modules from a code cache that V8
  * accepts only while its flags hash as they did when the cache was made: a module loaded after
  * any flag differs from its default is compiled from source, which made loading the HTTP client
- * cost about 25 ms more CPU (about 100 against 75 ms for the first request), and the same flag on
- * the command line about 30 ms more of every cold start. And a flag set after the parser is
- * compiled would come too late.
+ * cost about 25 ms more CPU (about 100 against 75 ms for the first request); it is most likely
+ * also why the same flag on the command line made every cold start about 30 ms slower. And a flag
+ * set after the parser is compiled would come too late.
  *
  * Wraps `target.fetch` (the global one by default) until its first call, then puts it back; the
  * child's every request (its model client, the pool's warm-up) goes through the global `fetch`.

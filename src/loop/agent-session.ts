@@ -8,7 +8,7 @@ import {
   type Usage,
 } from '../protocol/index.js';
 import { FINISH_TOOL, FINISH_TOOL_NAME, readFinish } from './finish-tool.js';
-import { checkGuards, type Stop, type TurnBounds } from './guards.js';
+import { boundedSignal, checkGuards, type Stop, type TurnBounds } from './guards.js';
 import { LoopDetector } from './loop-detector.js';
 import { SUBMIT_REMINDERS, SUBMIT_TOOL_NAME } from './output-capture.js';
 import { StallDetector } from './stall-detector.js';
@@ -185,7 +185,7 @@ class TurnRun {
     let finish: Finish | undefined;
     // The turn's deadline holds during tools too: a command still running when it passes is
     // stopped (exec kills its process group) and the turn ends `deadline`, not at the next step.
-    const bounded = this.#bounded();
+    const bounded = boundedSignal(this.#signal, this.#bounds, this.#now());
     const toolSignal = bounded.signal;
     try {
       finish = await this.#runTools(pending, toolSignal);
@@ -265,30 +265,6 @@ class TurnRun {
     );
   }
 
-  /**
-   * The turn's cancellation, and its deadline when it has one; `dispose` clears the deadline's
-   * timer. The timer holds its controller: an `AbortSignal.timeout` only referenced through
-   * `AbortSignal.any` can be garbage-collected before it fires, and the deadline with it.
-   */
-  #bounded(): { signal: AbortSignal; dispose: () => void } {
-    const remaining =
-      this.#bounds.deadlineAt === undefined ? undefined : this.#bounds.deadlineAt - this.#now();
-    if (remaining === undefined) return { signal: this.#signal, dispose: () => undefined };
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () => {
-        deadline.abort(new Error(`deadline of ${this.#bounds.deadlineMs ?? 0} ms passed`));
-      },
-      Math.max(1, remaining),
-    );
-    return {
-      signal: AbortSignal.any([this.#signal, deadline.signal]),
-      dispose: () => {
-        clearTimeout(timer);
-      },
-    };
-  }
-
   /** One model call, bounded by the turn's deadline; a stop when the call was cut short. */
   async #callModel(): Promise<ModelResponse | Stop> {
     const { hooks, system, tools, logContent } = this.#options;
@@ -307,7 +283,7 @@ class TurnRun {
         throw error;
       }
     }
-    const bounded = this.#bounded();
+    const bounded = boundedSignal(this.#signal, this.#bounds, this.#now());
     const { signal } = bounded;
     const started = this.#now();
     this.#steps += 1;

@@ -44,3 +44,29 @@ export function checkGuards(progress: TurnProgress, bounds: TurnBounds): Stop | 
   }
   return undefined;
 }
+
+/**
+ * A turn's cancellation, and its deadline when it has one; `dispose` clears the deadline's timer.
+ * The timer holds its controller: an `AbortSignal.timeout` only referenced through
+ * `AbortSignal.any` can be garbage-collected before it fires, and the deadline with it.
+ */
+export function boundedSignal(
+  signal: AbortSignal,
+  bounds: TurnBounds,
+  now: number,
+): { signal: AbortSignal; dispose: () => void } {
+  if (bounds.deadlineAt === undefined) return { signal, dispose: () => undefined };
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => {
+      deadline.abort(new Error(`deadline of ${bounds.deadlineMs ?? 0} ms passed`));
+    },
+    Math.max(1, bounds.deadlineAt - now),
+  );
+  return {
+    signal: AbortSignal.any([signal, deadline.signal]),
+    dispose: () => {
+      clearTimeout(timer);
+    },
+  };
+}

@@ -2,7 +2,6 @@ import {
   ArborError,
   type ControlFrame,
   type IntelConfig,
-  type ProtectedPath,
   type SpawnPayload,
   type SwapPolicy,
   type TerminalStatus,
@@ -11,6 +10,7 @@ import {
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
+import { childTemplate, type ChildPlacement } from './child-template.js';
 import type { HumanGates } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
 import { LiveNode, type NodeMode } from './live-node.js';
@@ -52,15 +52,29 @@ export class Supervisor {
   readonly #resumed: ResumedRun | undefined;
   #drained = false;
 
+  /** Records an event of the run, on a node or (no id) the run itself, and reports it. */
+  readonly #record = (
+    nodeId: string | undefined,
+    kind: string,
+    fields: Record<string, unknown>,
+  ): void => {
+    this.#options.store.appendEvent({
+      runId: this.#options.runId,
+      ...(nodeId === undefined ? {} : { nodeId }),
+      ts: this.#now(),
+      kind,
+      data: fields,
+    });
+    if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
+  };
+
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
     const parts = supervisorParts(options, {
       tree: this.tree,
       now: this.#now,
-      record: (nodeId, kind, fields) => {
-        this.#recordId(nodeId, kind, fields);
-      },
+      record: this.#record,
       running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
@@ -78,7 +92,7 @@ export class Supervisor {
    */
   readonly #owner: NodeOwner = {
     record: (node, kind, fields) => {
-      this.#recordId(node.id, kind, fields);
+      this.#record(node.id, kind, fields);
     },
     emit: (event) => this.#options.onEvent?.(event),
     setStatus: (node, status) => {
@@ -141,10 +155,8 @@ export class Supervisor {
       node,
       resumeTemplate(template, node, resumed.transcript(node.id), resumed.answeredTurn(node.id)),
     );
-    this.#budget.openRoot(node.id);
+    this.#openRoot(node, payload);
     for (const record of resumed.nodes) this.#budget.ledger.record(node.id, record.usage);
-    const trifecta = this.#gate.checkTrifecta(payload);
-    if (trifecta !== undefined) throw new ArborError('config', trifecta);
     return { node, payload };
   }
 
@@ -170,9 +182,7 @@ export class Supervisor {
     setStatus: (node, status) => {
       this.#owner.setStatus(node, status);
     },
-    record: (nodeId, kind, fields) => {
-      this.#recordId(nodeId, kind, fields);
-    },
+    record: this.#record,
   };
 
   /** Sends a control frame to a live node; false when it has no live child. */
@@ -207,7 +217,7 @@ export class Supervisor {
   swapIntel(intelligence: IntelConfig, policy: SwapPolicy): void {
     for (const live of this.#live.values()) {
       if (live.runner?.send({ type: 'swap_intel', intelligence, policy }) === true) {
-        this.#recordId(live.node.id, 'intel.swap', {
+        this.#record(live.node.id, 'intel.swap', {
           policy,
           endpoints: intelligence.endpoints.length,
         });
@@ -273,7 +283,7 @@ export class Supervisor {
     caller: LiveNode,
     args: SubagentRunArgs,
     history: TranscriptMessage[] = [],
-    placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] } = {},
+    placement: ChildPlacement = {},
   ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }> {
     const reattach = this.#resumed?.claim(caller.node.id, args.instruction);
     // Finished before the crash: its recorded result stands, and it is not run again.
@@ -294,32 +304,20 @@ export class Supervisor {
     caller: LiveNode,
     decision: Admitted,
     history: TranscriptMessage[],
-    placement: { mode?: 'plan'; cwd?: string; protect?: readonly ProtectedPath[] },
+    placement: ChildPlacement,
     reattach?: Extract<Reattach, { kind: 'respawn' }>,
   ): LiveNode {
     const node =
       reattach === undefined
         ? this.tree.mintChild(caller.node.id, decision.payload.instruction, this.#now())
         : this.tree.require(reattach.record.id);
-    // Only a fork starts from the caller's conversation; every other child starts fresh (and a
-    // resumed caller's transcript is its own, never its child's).
-    const { resume: _callerTranscript, ...minted } = decision.payload;
-    const payload = {
-      ...minted,
-      protected_paths: [...minted.protected_paths, ...(placement.protect ?? [])],
-    };
-    const forked = decision.provider.capabilities.inheritsParentContext
-      ? { ...payload, history }
-      : payload;
-    const template =
-      reattach === undefined
-        ? forked
-        : resumeTemplate(
-            forked,
-            node,
-            reattach.transcript,
-            this.#resumed?.answeredTurn(reattach.record.id),
-          );
+    const template = childTemplate(
+      decision,
+      node,
+      history,
+      placement,
+      reattach === undefined ? undefined : { run: this.#resumed, child: reattach },
+    );
     this.#budget.open(node.id, caller.node.id, decision.grant);
     if (reattach !== undefined) {
       this.#budget.ledger.record(node.id, reattach.record.usage);
@@ -339,10 +337,15 @@ export class Supervisor {
   #mintRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
     const node = this.tree.mintRoot(template.instruction, this.#now());
     const payload = mintPayload(this.#options.runId, node, template);
+    this.#openRoot(node, payload);
+    return { node, payload };
+  }
+
+  /** Opens the root's budget; throws when its grant breaks the trifecta rule. */
+  #openRoot(node: TreeNode, payload: SpawnPayload): void {
     this.#budget.openRoot(node.id);
     const trifecta = this.#gate.checkTrifecta(payload);
     if (trifecta !== undefined) throw new ArborError('config', trifecta);
-    return { node, payload };
   }
 
   #start(
@@ -391,7 +394,7 @@ export class Supervisor {
     if (root === undefined || this.#drained || !this.#budget.ledger.isSpent(root.id)) return;
     this.#drained = true;
     const spent = this.#budget.ledger.subtree(root.id);
-    this.#recordId(root.id, 'budget.ceiling', { tokens: spent.tokens, usd: spent.usd });
+    this.#record(root.id, 'budget.ceiling', { tokens: spent.tokens, usd: spent.usd });
     // The root itself is refused at its next admission and ends exhausted; its subtree is drained.
     for (const id of root.children) {
       const child = this.#live.get(id);
@@ -421,19 +424,6 @@ export class Supervisor {
     options: { status?: 'cancelled' | 'deadline' } = {},
   ): Promise<void> {
     const targets = this.tree.deepestFirst(root.id).flatMap((n) => this.#live.get(n.id) ?? []);
-    await stopNodes(targets, reason, { force, ...options }, (nodeId, kind, fields) => {
-      this.#recordId(nodeId, kind, fields);
-    });
-  }
-
-  #recordId(nodeId: string | undefined, kind: string, fields: Record<string, unknown>): void {
-    this.#options.store.appendEvent({
-      runId: this.#options.runId,
-      ...(nodeId === undefined ? {} : { nodeId }),
-      ts: this.#now(),
-      kind,
-      data: fields,
-    });
-    if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
+    await stopNodes(targets, reason, { force, ...options }, this.#record);
   }
 }
