@@ -65,7 +65,7 @@ export default defineConfig([
       format: 'cjs',
       codeSplitting: false,
       dynamicImportInCjs: false,
-      minify: { compress: false, mangle: true, removeWhitespace: true },
+      minify: { compress: false, mangle: true, codegen: { removeWhitespace: true } },
       keepNames: true,
       charset: 'ascii',
     },
