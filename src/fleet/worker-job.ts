@@ -193,6 +193,9 @@ export async function runJob(
   handBack.addEventListener('abort', onHandBack, { once: true });
   try {
     const exit = await child.exited;
+    // The exit record is the last: the supervisor deletes the streams once it reads it, and a beat
+    // written after would make `up` again, with no expiry.
+    clearInterval(beat);
     place.hub.unwatch(body.down);
     return await finish(exit, lost === undefined || !handBack.aborted ? undefined : lost);
   } finally {

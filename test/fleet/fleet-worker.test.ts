@@ -157,6 +157,18 @@ describeWithRedis('FleetWorker', () => {
     expect(worker.counts).toEqual({ taken: 1, finished: 1, refused: 0 });
   });
 
+  it('writes nothing after the exit record, which the supervisor deletes the streams on', async () => {
+    const { add, client } = await setup();
+    const jobId = `job-${randomUUID().slice(0, 8)}`;
+    // A beat every millisecond: one written after the exit would make `up` again once the
+    // supervisor has deleted it, and that one would never expire.
+    const job = body(jobId, { ping_ms: 1 });
+    await add(jobId, signJob(key, jobId, job));
+    const kinds = (await upRecords(client, job.up)).map((record) => record.k);
+    expect(kinds.filter((kind) => kind === 'beat').length).toBeGreaterThan(0);
+    expect(kinds.indexOf('exit')).toBe(kinds.length - 1);
+  });
+
   it('ends a job needing an MCP server it does not name, saying so, without running it', async () => {
     const { client, add } = await setup();
     const jobId = `job-${randomUUID().slice(0, 8)}`;
