@@ -1,3 +1,4 @@
+export { arborCacheDir, arborConfigDir, arborStateDir } from './arbor-dirs.js';
 export { CaveatPolicySchema, policyToCaveats, type CaveatPolicy } from './caveat-policy.js';
 export {
   bottomCaveats,

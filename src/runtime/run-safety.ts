@@ -1,6 +1,6 @@
-import { namedHosts, runStatePaths } from '../authority/index.js';
+import { arborCacheDir, namedHosts, runStatePaths } from '../authority/index.js';
 import { ArborError, type SandboxSettings } from '../protocol/index.js';
-import { arborCacheDir, type RootTemplate } from '../supervisor/index.js';
+import type { RootTemplate } from '../supervisor/index.js';
 import { mintMarker, probeSandbox, SANDBOX_HINT } from '../tools/index.js';
 import type { RunConfig } from './settings.js';
 

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { arborCacheDir } from '../authority/index.js';
 import { SNAPSHOT_PROBE_ENV, SNAPSHOT_PROBE_REPLY } from '../child/pool-signals.js';
 import { childEntryPath } from './child-entry.js';
 
@@ -35,17 +35,6 @@ const BUILD_TIMEOUT_MS = 60_000;
 /** Lines of Node's output kept as warnings, each cut to this many characters. */
 const MAX_WARNINGS = 20;
 const MAX_WARNING_CHARS = 400;
-
-/**
- * arbor's cache directory: `ARBOR_CACHE_DIR`, else `$XDG_CACHE_HOME/arbor`, else `~/.cache/arbor`.
- * It is subtracted from every node's grant.
- */
-export function arborCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const own = env.ARBOR_CACHE_DIR?.trim();
-  if (own !== undefined && own !== '') return own;
-  const xdg = env.XDG_CACHE_HOME?.trim();
-  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'), 'arbor');
-}
 
 /** The script a snapshot is built from, beside the child bundle; absent in the per-module build. */
 export function snapshotEntryPath(): string | undefined {

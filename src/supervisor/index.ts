@@ -10,7 +10,6 @@ export {
 export { childCommand, childEntryPath, childEnv, type ChildCommand } from './child-entry.js';
 export { ChildLauncher, resolveChildCommand, snapshotCommand } from './child-launcher.js';
 export {
-  arborCacheDir,
   ensureChildSnapshot,
   SNAPSHOT_ENV,
   snapshotEntryPath,

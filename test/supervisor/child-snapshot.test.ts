@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { arborCacheDir } from '../../src/authority/index.js';
 import {
-  arborCacheDir,
   ensureChildSnapshot,
   snapshotEntryPath,
   snapshotPath,
