@@ -13,7 +13,7 @@ import { median, percentile, type BenchResult } from './stats.js';
 const RUNS = 40;
 
 export async function benchSandbox(): Promise<BenchResult> {
-  const settings = await probeSandbox();
+  const settings = await probeSandbox({ trust: { writable: [] } });
   if (settings.mode !== 'bwrap') {
     return {
       name: 'sandbox',

@@ -54,8 +54,8 @@ export class Arbor {
   readonly #handles = new Set<Promise<unknown>>();
   /** Files of arbor's own secrets no node may read (`arbor serve`'s token). */
   #secrets: readonly string[] = [];
-  /** Whether bubblewrap works here: probed on the first run that needs it, then kept. */
-  #probe: Promise<SandboxSettings> | undefined;
+  /** Whether bubblewrap works here and can be trusted, per grant: probed on first need, then kept. */
+  readonly #probes = new Map<string, Promise<SandboxSettings>>();
   /** Past and present runs in this store. */
   readonly runs: RunHistory;
 
@@ -287,7 +287,16 @@ export class Arbor {
   ): Promise<RunSafety> {
     const safety = await prepareRunSafety(config, this.#env, {
       cwd: this.#settings.cwd,
-      probe: () => (this.#probe ??= probeSandbox(this.#env)),
+      probe: (trust) => {
+        // Whether bubblewrap works is the machine's; whether it can be trusted is each grant's.
+        const key = JSON.stringify(trust.writable);
+        let probe = this.#probes.get(key);
+        if (probe === undefined) {
+          probe = probeSandbox({ env: this.#env, bwrap: config.security.bwrap, trust });
+          this.#probes.set(key, probe);
+        }
+        return probe;
+      },
       ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
       ...(this.#secrets.length === 0 ? {} : { secrets: this.#secrets }),
     });

@@ -1,23 +1,33 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DB_PATH, openSqlDatabase } from '../store/index.js';
-import { probeSandbox, SANDBOX_HINT } from '../tools/index.js';
+import { defaultRunGrant } from '../authority/index.js';
+import {
+  locateTrustedBinary,
+  probeSandbox,
+  SANDBOX_HINT,
+  type TrustContext,
+} from '../tools/index.js';
 import { loadConfigFile } from '../config/index.js';
-import { EXIT } from '../runtime/index.js';
+import { EXIT, trustContext } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: arbor doctor [--db PATH] [--config FILE] [--json]
 
 Checks what this machine has and lacks for arbor, one line each: Node.js, the run store, SQLite,
-the exec sandbox (bubblewrap) and the MCP SDK. Exits 1 when something arbor needs is missing.
+the exec sandbox (bubblewrap), git and the MCP SDK. bubblewrap and git are taken from /usr/bin,
+/bin, /usr/local/bin or /usr/sbin (or ARBOR_BWRAP, ARBOR_GIT), never from PATH, and each line says
+where one came from and whether it can be trusted: outside every path an agent may write, owned by
+root or you, no directory on the way writable by others. A sandbox that cannot be trusted counts
+as missing. Exits 1 when something arbor needs is missing.
 `;
 
 /** One check's verdict. */
 interface Check {
   name: string;
-  /** `ok`; `missing`: arbor needs it; `off`: the operator turned it off. */
-  status: 'ok' | 'missing' | 'off';
+  /** `ok`; `missing`: arbor needs it; `off`: the operator turned it off; `absent`: optional, not here. */
+  status: 'ok' | 'missing' | 'off' | 'absent';
   detail: string;
 }
 
@@ -38,11 +48,18 @@ export async function doctor(args: string[], io: CliIo): Promise<number> {
   const config = values.config === undefined ? undefined : loadConfigFile(values.config);
   const dbPath = values.db ?? io.env.ARBOR_DB ?? config?.store?.path ?? DEFAULT_DB_PATH;
   const sandboxOff = (io.env.ARBOR_SANDBOX ?? config?.security?.sandbox) === 'off';
+  const cwd = process.cwd();
+  const defaults = defaultRunGrant(cwd);
+  const trust = trustContext(
+    { ...defaults, fs_write: config?.grant?.fs_write ?? defaults.fs_write },
+    cwd,
+  );
   const checks = [
     checkNode(),
     checkStorePath(dbPath),
     checkSqlite(),
-    await checkSandbox(io.env, sandboxOff),
+    await checkSandbox(io.env, sandboxOff, config?.security?.bwrap, trust),
+    checkGit(io.env, config?.security?.git, trust),
     await checkMcpSdk(),
   ];
   if (values.json === true) {
@@ -122,9 +139,14 @@ function checkSqlite(): Check {
   }
 }
 
-async function checkSandbox(env: NodeJS.ProcessEnv, off: boolean): Promise<Check> {
+async function checkSandbox(
+  env: NodeJS.ProcessEnv,
+  off: boolean,
+  bwrap: string | undefined,
+  trust: TrustContext,
+): Promise<Check> {
   const name = 'sandbox';
-  const probe = await probeSandbox(env);
+  const probe = await probeSandbox({ env, bwrap, trust });
   if (off) {
     return {
       name,
@@ -136,13 +158,42 @@ async function checkSandbox(env: NodeJS.ProcessEnv, off: boolean): Promise<Check
     return {
       name,
       status: 'ok',
-      detail: `bubblewrap at ${probe.bwrap ?? 'bwrap'} can create a sandbox here`,
+      detail: `bubblewrap at ${probe.bwrap ?? 'bwrap'} (${probe.origin ?? 'found'}, trusted) can create a sandbox here`,
     };
   }
   return {
     name,
     status: 'missing',
     detail: `${probe.reason ?? 'bubblewrap cannot run here'}: ${SANDBOX_HINT}`,
+  };
+}
+
+/**
+ * git, for `plan run --worktrees`: where it comes from and whether it can be trusted. Optional —
+ * its absence fails nothing — but a git the operator named that cannot be trusted does.
+ */
+function checkGit(
+  env: NodeJS.ProcessEnv,
+  configured: string | undefined,
+  trust: TrustContext,
+): Check {
+  const setting =
+    env.ARBOR_GIT !== undefined && env.ARBOR_GIT !== ''
+      ? { name: 'ARBOR_GIT', value: env.ARBOR_GIT }
+      : { name: 'security.git', value: configured };
+  const found = locateTrustedBinary('git', setting, trust);
+  if (found.trusted)
+    return { name: 'git', status: 'ok', detail: `${found.path} (${found.origin}, trusted)` };
+  if (found.path === undefined)
+    return {
+      name: 'git',
+      status: 'absent',
+      detail: `${found.reason} (needed only for --worktrees)`,
+    };
+  return {
+    name: 'git',
+    status: setting.value === undefined ? 'absent' : 'missing',
+    detail: `${found.path} (${found.origin ?? 'found'}) cannot be trusted: ${found.reason}`,
   };
 }
 

@@ -87,7 +87,11 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     resolveMcpServers({ config: values.config }, config).map((server) => [server.name, server]),
   );
   const timing = timingFromEnv(env);
-  const sandbox = await probeSandbox(env);
+  const sandbox = await probeSandbox({
+    env,
+    bwrap: config?.security?.bwrap,
+    trust: { writable: [workspace] },
+  });
   const { FleetWorker } = await import('../fleet/fleet-worker.js');
   const log = (line: string): void => {
     void write(io.stderr, `arbor worker: ${line}\n`);

@@ -180,6 +180,20 @@ export const ConfigFileSchema = z
           .enum(['auto', 'required', 'off'])
           .optional()
           .describe('`auto` (bubblewrap where it works), `required` (or refuse to start), `off`.'),
+        bwrap: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Absolute path of bubblewrap when it is not in /usr/bin, /bin, /usr/local/bin or /usr/sbin (checked: outside every grant, owned by root or you, no directory on the way writable by others). `ARBOR_BWRAP` wins.',
+          ),
+        git: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Absolute path of git for `--worktrees`, when it is not in the system directories (checked as `bwrap` is). `ARBOR_GIT` wins.',
+          ),
         runtime_trifecta: RuntimeTrifectaModeSchema.optional().describe(
           'What an egress call of an exposed and sensitive node gets.',
         ),

@@ -41,6 +41,8 @@ export function resolveSecurity(
       risk_ask_at: security?.risk_ask_at ?? 0.8,
     },
     untrustedTools: security?.untrusted_tools ?? [],
+    ...(security?.bwrap === undefined ? {} : { bwrap: security.bwrap }),
+    ...(security?.git === undefined ? {} : { git: security.git }),
   };
 }
 

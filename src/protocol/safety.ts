@@ -26,8 +26,13 @@ export type ProtectedPath = z.infer<typeof ProtectedPathSchema>;
  */
 export const SandboxSettingsSchema = z.object({
   mode: z.enum(['bwrap', 'unavailable', 'off']).default('bwrap'),
-  /** Absolute path of the `bwrap` binary (found on `PATH` when absent). */
+  /**
+   * Absolute path of the `bwrap` binary, found and checked by the supervisor (never on `PATH`);
+   * absent: the first trusted one in the system directories.
+   */
   bwrap: z.string().min(1).optional(),
+  /** Where `bwrap` came from (`from /usr/bin`, `from ARBOR_BWRAP`), for `arbor doctor` and events. */
+  origin: z.string().optional(),
   reason: z.string().optional(),
 });
 export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;

@@ -9,7 +9,7 @@ export {
 export { eventOf, fromWireEvent, toCamel, toSnake, toWireEvent } from './event-codec.js';
 export { mintRunId } from './run-id.js';
 export { DEFAULTS, type RunConfig, type SandboxChoice, type SecuritySettings } from './settings.js';
-export { prepareRunSafety, type RunSafety } from './run-safety.js';
+export { prepareRunSafety, trustContext, type RunSafety } from './run-safety.js';
 export { leafDispatcher, type LeafDispatchOptions } from './plan-leaf.js';
 export { checkRunLog, digestOf, recordRunLog, RUN_LOG_EVENT } from './run-log.js';
 export {

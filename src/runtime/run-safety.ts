@@ -1,7 +1,15 @@
-import { arborCacheDir, namedHosts, runStatePaths } from '../authority/index.js';
-import { ArborError, type SandboxSettings } from '../protocol/index.js';
-import type { RootTemplate } from '../supervisor/index.js';
-import { mintMarker, probeSandbox, SANDBOX_HINT } from '../tools/index.js';
+import path from 'node:path';
+import {
+  arborCacheDir,
+  arborConfigDir,
+  arborStateDir,
+  canonicalPath,
+  namedHosts,
+  runStatePaths,
+} from '../authority/index.js';
+import { ArborError, type Caveats, type SandboxSettings, type Scope } from '../protocol/index.js';
+import { childEntryPath, type RootTemplate } from '../supervisor/index.js';
+import { mintMarker, probeSandbox, SANDBOX_HINT, type TrustContext } from '../tools/index.js';
 import type { RunConfig } from './settings.js';
 
 /** What a run's root payload holds to keep it safe, and what to tell the user when it starts. */
@@ -30,16 +38,20 @@ export async function prepareRunSafety(
     readOnly?: readonly string[];
     /** Files of arbor's own secrets, hidden from every node (`arbor serve`'s token). */
     secrets?: readonly string[];
-    /** A probe already made (a long-lived host probes once, not for every run). */
-    probe?: () => Promise<SandboxSettings>;
+    /** A probe already made (a long-lived host probes once per grant, not for every run). */
+    probe?: (trust: TrustContext) => Promise<SandboxSettings>;
   },
 ): Promise<RunSafety> {
   const notices: string[] = [];
   const events: RunSafety['events'] = [];
+  const trust = trustContext(settings.grant, options.cwd);
   const sandbox =
     settings.security.sandbox === 'off'
       ? { mode: 'off' as const }
-      : await (options.probe ?? (() => probeSandbox(env)))();
+      : await (
+          options.probe ??
+          ((context) => probeSandbox({ env, bwrap: settings.security.bwrap, trust: context }))
+        )(trust);
   if (sandbox.mode === 'off') {
     notices.push(
       'arbor: the exec sandbox is off (--sandbox off): commands run with your whole view of the machine',
@@ -63,8 +75,9 @@ export async function prepareRunSafety(
       protected_paths: runStatePaths({
         cwd: options.cwd,
         dbPath: settings.dbPath,
-        // arbor's cache (the child's start-up snapshot, which every child process runs).
-        caches: [arborCacheDir(env)],
+        granted: [...listOf(settings.grant.fs_read), ...listOf(settings.grant.fs_write)],
+        ownDirs: [arborCacheDir(env), arborStateDir(env), arborConfigDir(env)],
+        anchors: trustAnchors(sandbox),
         ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
         ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
       }),
@@ -78,4 +91,34 @@ export async function prepareRunSafety(
     notices,
     events,
   };
+}
+
+/**
+ * What a trusted binary must stay clear of: every path the run's grant lets a node write, and the
+ * working directory (the default grant, and where `PATH` entries such as `node_modules/.bin` and
+ * `.venv/bin` usually are).
+ */
+export function trustContext(grant: Caveats, cwd: string): TrustContext {
+  return {
+    writable: [cwd, ...listOf(grant.fs_write)].map((p) => canonicalPath(path.resolve(cwd, p))),
+  };
+}
+
+/**
+ * The programs and code arbor runs with its own rights, read-only to every node: the Node binary
+ * children run on, arbor's built code (children, the snapshot script, the CLI), and bubblewrap.
+ * Where one of them lies inside a grant (arbor installed in the project's `node_modules`), a node
+ * can still read it but never rewrite it for the next run.
+ */
+function trustAnchors(sandbox: SandboxSettings): { path: string; kind: 'file' | 'dir' }[] {
+  const anchors: { path: string; kind: 'file' | 'dir' }[] = [
+    { path: process.execPath, kind: 'file' },
+    { path: path.dirname(path.dirname(childEntryPath())), kind: 'dir' },
+  ];
+  if (sandbox.bwrap !== undefined) anchors.push({ path: sandbox.bwrap, kind: 'file' });
+  return anchors;
+}
+
+function listOf(scope: Scope): readonly string[] {
+  return scope === 'all' ? [] : scope;
 }

@@ -17,6 +17,10 @@ export interface SecuritySettings {
   runtimeTrifecta: RuntimeTrifecta;
   /** Tool patterns whose results count as untrusted (`security.untrusted_tools`). */
   untrustedTools: string[];
+  /** bubblewrap's path when not in the system directories (`security.bwrap`; `ARBOR_BWRAP` wins). */
+  bwrap?: string;
+  /** git's path when not in the system directories (`security.git`; `ARBOR_GIT` wins). */
+  git?: string;
 }
 
 /**

@@ -3,30 +3,55 @@ import { protectionOf, runStatePaths } from '../../src/authority/index.js';
 import { specialAddress } from '../../src/authority/special-addresses.js';
 
 describe('runStatePaths', () => {
-  it('protects the store files and the state directory it lives in, never the working directory', () => {
+  it('protects .arbor whole and the store files, never the working directory', () => {
     const list = runStatePaths({
       cwd: '/w',
       dbPath: '.arbor/arbor.db',
       readOnly: ['plan.run.toml'],
     });
     expect(list).toEqual([
+      { path: '/w/.arbor', kind: 'dir', readable: false },
       { path: '/w/.arbor/arbor.db', kind: 'file', readable: false },
       { path: '/w/.arbor/arbor.db-wal', kind: 'file', readable: false },
       { path: '/w/.arbor/arbor.db-shm', kind: 'file', readable: false },
       { path: '/w/.arbor/arbor.db-journal', kind: 'file', readable: false },
-      { path: '/w/.arbor', kind: 'dir', readable: false },
       { path: '/w/plan.run.toml', kind: 'file', readable: true },
     ]);
     expect(list.some((p) => p.path === '/w')).toBe(false);
   });
 
-  it('lets the state directory be read when the store lives elsewhere', () => {
-    const list = runStatePaths({ cwd: '/w', dbPath: '/var/lib/arbor.db' });
-    expect(list.find((p) => p.path === '/w/.arbor')).toEqual({
-      path: '/w/.arbor',
-      kind: 'dir',
-      readable: true,
+  it('keeps .arbor unreadable when the store lives elsewhere or in memory (a sibling run reads nothing)', () => {
+    for (const dbPath of ['/var/lib/arbor/arbor.db', ':memory:']) {
+      const list = runStatePaths({ cwd: '/w', dbPath });
+      expect(protectionOf('/w/.arbor/serve-token', 'read', list)).toBeDefined();
+      expect(protectionOf('/w/.arbor/old.db', 'read', list)).toBeDefined();
+    }
+  });
+
+  it('hides the store directory whole unless it holds something granted', () => {
+    const apart = runStatePaths({ cwd: '/w', dbPath: '/var/lib/arbor/arbor.db' });
+    expect(protectionOf('/var/lib/arbor/other.db', 'read', apart)).toBeDefined();
+    const shared = runStatePaths({
+      cwd: '/w',
+      dbPath: '/data/arbor.db',
+      granted: ['/data/inputs'],
     });
+    expect(protectionOf('/data/inputs/a.csv', 'read', shared)).toBeUndefined();
+    expect(protectionOf('/data/arbor.db-wal', 'read', shared)).toBeDefined();
+  });
+
+  it("masks arbor's own directories and secrets, and keeps the trust anchors read-only", () => {
+    const list = runStatePaths({
+      cwd: '/w',
+      dbPath: ':memory:',
+      ownDirs: ['/home/u/.cache/arbor'],
+      secrets: ['/w/token'],
+      anchors: [{ path: '/opt/bwrap', kind: 'file' }],
+    });
+    expect(protectionOf('/home/u/.cache/arbor/snap.js', 'read', list)).toBeDefined();
+    expect(protectionOf('/w/token', 'read', list)).toBeDefined();
+    expect(protectionOf('/opt/bwrap', 'read', list)).toBeUndefined();
+    expect(protectionOf('/opt/bwrap', 'write', list)).toBeDefined();
   });
 
   it.each([

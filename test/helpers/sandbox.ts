@@ -3,7 +3,7 @@ import type { SandboxSettings } from '../../src/protocol/index.js';
 import { probeSandbox } from '../../src/tools/index.js';
 
 /** What this machine's bubblewrap can do, probed once per test file. */
-export const SANDBOX: SandboxSettings = await probeSandbox();
+export const SANDBOX: SandboxSettings = await probeSandbox({ trust: { writable: [] } });
 
 /** Bubblewrap works here: sandboxed commands can run. */
 export const HAS_SANDBOX = SANDBOX.mode === 'bwrap';

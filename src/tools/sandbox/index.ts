@@ -6,7 +6,17 @@ export {
   type CommandSandboxOptions,
   type PreparedCommand,
 } from './prepare-command.js';
-export { probeSandbox } from './probe-sandbox.js';
+export { probeSandbox, type SandboxProbeOptions } from './probe-sandbox.js';
+export {
+  MISSING,
+  SYSTEM_BIN_DIRS,
+  locateTrustedBinary,
+  systemBinary,
+  trustProblem,
+  type BinarySetting,
+  type BinaryTrust,
+  type TrustContext,
+} from './trusted-binary.js';
 export {
   PRIVATE_HOME,
   planMounts,

@@ -4,6 +4,7 @@ import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/ind
 import { bwrapArgs } from './bwrap-args.js';
 import { nodeFsView, type FsView } from './fs-view.js';
 import { planMounts } from './sandbox-mounts.js';
+import { SYSTEM_BIN_DIRS, systemBinary } from './trusted-binary.js';
 
 /** How to get bubblewrap, or how to do without it: said wherever a command is refused for lack of it. */
 export const SANDBOX_HINT =
@@ -84,7 +85,13 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
   const env: Record<string, string> = { ...options.env, HOME: plan.home };
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (name in env) env[name] = '/tmp';
   const notes = plan.skipped.map((entry) => `not mounted: ${entry.path} (${entry.why})`);
-  return { ok: true, wrap: [settings.bwrap ?? 'bwrap', ...bwrapArgs(plan), '--'], env, notes };
+  const bwrap = settings.bwrap ?? systemBinary('bwrap');
+  if (bwrap === undefined)
+    return {
+      ok: false,
+      message: `the exec sandbox has no bubblewrap to run: none was given and none that can be trusted is in ${SYSTEM_BIN_DIRS.join(', ')}: ${SANDBOX_HINT}`,
+    };
+  return { ok: true, wrap: [bwrap, ...bwrapArgs(plan), '--'], env, notes };
 }
 
 function makePlaceholder(placeholder: { path: string; kind: 'file' | 'dir' }): void {

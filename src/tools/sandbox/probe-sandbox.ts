@@ -1,31 +1,55 @@
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import type { SandboxSettings } from '../../protocol/index.js';
 import { bwrapArgs } from './bwrap-args.js';
 import { nodeFsView } from './fs-view.js';
 import { planMounts } from './sandbox-mounts.js';
+import { locateTrustedBinary, MISSING, type TrustContext } from './trusted-binary.js';
 
 /** Bounds the probe: a `bwrap` that hangs is as unusable as one that fails. */
 const PROBE_TIMEOUT_MS = 10_000;
 
+export interface SandboxProbeOptions {
+  /** `ARBOR_BWRAP` is read from here. */
+  env?: NodeJS.ProcessEnv;
+  /** `security.bwrap` from the config file; `ARBOR_BWRAP` wins over it. */
+  bwrap?: string | undefined;
+  /** What the binary must stay clear of: the paths a node of the run may write. */
+  trust: TrustContext;
+}
+
 /**
- * Finds bubblewrap and checks it can build a sandbox here, once: `bwrap` is looked up on `PATH`
- * (or taken from `ARBOR_BWRAP`), then asked to run `sh -c 'exit 0'` in the same kind of sandbox a
- * command gets, with no grant at all. Where it is missing or cannot create namespaces (macOS, a
- * kernel or AppArmor that restricts unprivileged user namespaces, an unprivileged container), the
- * answer says why; it never throws.
+ * Finds bubblewrap and checks it can build a sandbox here: `bwrap` is taken from the fixed system
+ * directories or the operator's setting, never from `PATH`, and must pass `trustProblem` (a
+ * `bwrap` an agent could have written is treated as missing, never as working); then it is asked
+ * to run `sh -c 'exit 0'` in the same kind of sandbox a command gets, with no grant at all. Where
+ * it is missing, untrusted or cannot create namespaces (macOS, a kernel or AppArmor that
+ * restricts unprivileged user namespaces, an unprivileged container), the answer says why; it
+ * never throws.
  */
-export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<SandboxSettings> {
+export async function probeSandbox(options: SandboxProbeOptions): Promise<SandboxSettings> {
   if (process.platform !== 'linux')
     return { mode: 'unavailable', reason: `bubblewrap needs Linux; this is ${process.platform}` };
-  const bwrap = env.ARBOR_BWRAP ?? findOnPath('bwrap', env.PATH ?? '');
-  if (bwrap === undefined)
+  const env = options.env ?? process.env;
+  const setting =
+    env.ARBOR_BWRAP !== undefined && env.ARBOR_BWRAP !== ''
+      ? { name: 'ARBOR_BWRAP', value: env.ARBOR_BWRAP }
+      : { name: 'security.bwrap', value: options.bwrap };
+  const found = locateTrustedBinary('bwrap', setting, options.trust);
+  if (!found.trusted) {
+    if (found.path === undefined)
+      return {
+        mode: 'unavailable',
+        reason: `bubblewrap (\`bwrap\`) is not installed: ${found.reason}`,
+      };
     return {
       mode: 'unavailable',
-      reason: 'bubblewrap (`bwrap`) is not installed: not found on PATH',
+      bwrap: found.path,
+      reason:
+        found.reason === MISSING
+          ? `bubblewrap at ${found.path} is ${MISSING}`
+          : `bubblewrap at ${found.path} (${found.origin ?? 'found'}) cannot be trusted: ${found.reason}`,
     };
-  if (!isExecutable(bwrap))
-    return { mode: 'unavailable', reason: `bubblewrap at ${bwrap} is missing or not executable` };
+  }
+  const bwrap = found.path;
   const plan = planMounts(
     {
       caveats: { fs_read: [], fs_write: [], net: [] },
@@ -47,7 +71,7 @@ export async function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promis
       },
     );
   });
-  if (outcome.ok) return { mode: 'bwrap', bwrap };
+  if (outcome.ok) return { mode: 'bwrap', bwrap, origin: found.origin };
   return { mode: 'unavailable', bwrap, reason: describeFailure(outcome.stderr) };
 }
 
@@ -61,22 +85,4 @@ function describeFailure(stderr: string): string {
     );
   }
   return why;
-}
-
-function findOnPath(name: string, pathVar: string): string | undefined {
-  for (const dir of pathVar.split(path.delimiter)) {
-    if (dir === '' || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, name);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
