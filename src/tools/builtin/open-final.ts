@@ -88,8 +88,11 @@ async function openEntry(
     if (want === 'dir' && code === 'ENOTDIR') {
       const followed = await walk.followLast();
       if (followed === 'followed') return 'again';
-      if (followed === 'not-link') return { ok: false, why: 'is not a directory (use `fs.read`)' };
-      return fromFailure(followed);
+      const failure = followed === 'not-link' ? await walk.notDirectory() : followed;
+      if (failure === undefined) return 'again';
+      if (failure.kind === 'not-dir')
+        return { ok: false, why: 'is not a directory (use `fs.read`)' };
+      return fromFailure(failure);
     }
     if (code === 'EISDIR') return { ok: false, why: isDirectoryWhy(want) };
     return { ok: false, why: describeFsError(error) };

@@ -168,21 +168,30 @@ export class SafeWalk {
       if (code !== 'ENOTDIR' && code !== 'ELOOP') return { kind: 'error', error };
       const followed = await this.followLast();
       if (followed === 'followed') return undefined;
-      if (followed !== 'not-link') return followed;
-      return (await this.#isDirNow(name)) ? this.retry() : { kind: 'not-dir' };
+      return followed === 'not-link' ? this.notDirectory() : followed;
     }
     this.#pending.shift();
     this.#frames.push({ name, handle });
     return undefined;
   }
 
-  /** Whether `name` became a directory after an open found something else (a swap). */
-  async #isDirNow(name: string): Promise<boolean> {
+  /**
+   * After an open found the first pending component not to be a directory and `followLast` found
+   * no symlink there: a directory or a symlink there now means a swap raced the two calls, and
+   * the step is taken again (`undefined`); anything else really is not a directory.
+   */
+  async notDirectory(): Promise<WalkFailure | undefined> {
+    const name = this.#pending[0];
+    if (name === undefined) return { kind: 'not-dir' };
+    let swapped: boolean;
     try {
-      return (await lstat(fdPath(this.dir, name))).isDirectory();
+      const stats = await lstat(fdPath(this.dir, name));
+      swapped = stats.isDirectory() || stats.isSymbolicLink();
     } catch {
-      return false;
+      // Gone since: the next attempt says what is there now.
+      swapped = true;
     }
+    return swapped ? this.retry() : { kind: 'not-dir' };
   }
 
   async #makeDir(name: string, fence: RealPathFence): Promise<WalkFailure | undefined> {

@@ -179,8 +179,8 @@ describe('the tools through the walk', () => {
   it('fs.glob neither enters nor lists symlinks, and never starts above its directory', async () => {
     const all = await host().call('fs.glob', { pattern: '**/a.ts' });
     expect(all.content).toBe('src/a.ts');
-    const up = await host().call('fs.glob', { pattern: '../src/*', path: 'src' });
-    expect(up.content).toBe('No readable files match `../src/*`.');
+    const up = await host().call('fs.glob', { pattern: '../**/a.ts', path: 'src' });
+    expect(up.content).toBe('No readable files match `../**/a.ts`.');
     const through = await host().call('fs.glob', { pattern: '*', path: 'out' });
     expect(through.content).toMatch(/refused: .*\/out resolves through a symlink to .*\/secret/);
   });
