@@ -5,6 +5,13 @@ import type { FileSystemAdapter } from 'tinyglobby';
 import { OPEN_FLAGS, fdPath } from './fd-path.js';
 
 type Readdir = NonNullable<FileSystemAdapter['readdir']>;
+
+/**
+ * Directories one search lists at a time. fdir asks for every subdirectory as soon as it sees it,
+ * and each listing here holds a descriptor while it waits for the thread pool: unbounded, a wide
+ * tree could run the process out of descriptors.
+ */
+const LISTINGS_AT_ONCE = 16;
 type ReaddirCallback = (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void;
 
 /**
@@ -40,15 +47,18 @@ export async function globUnder(
  * cannot satisfy, hence the cast.
  */
 function readdirUnder(root: FileHandle, rootReal: string): Readdir {
+  const gate = new Gate(LISTINGS_AT_ONCE);
   const list = (dir: string, _options: unknown, callback: ReaddirCallback): void => {
-    listUnder(root, rootReal, dir).then(
-      (entries) => {
-        callback(null, entries);
-      },
-      (error: unknown) => {
-        callback(error as NodeJS.ErrnoException, []);
-      },
-    );
+    gate
+      .run(() => listUnder(root, rootReal, dir))
+      .then(
+        (entries) => {
+          callback(null, entries);
+        },
+        (error: unknown) => {
+          callback(error as NodeJS.ErrnoException, []);
+        },
+      );
   };
   return list as unknown as Readdir;
 }
@@ -72,5 +82,27 @@ async function listUnder(root: FileHandle, rootReal: string, dir: string): Promi
     return await readdir(fdPath(held), { withFileTypes: true });
   } finally {
     if (held !== root) await held.close();
+  }
+}
+
+/** Runs at most `size` tasks at once; the others wait in order. */
+class Gate {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free -= 1;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#free += 1;
+      else next();
+    }
   }
 }
