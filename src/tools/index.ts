@@ -9,8 +9,9 @@ export {
   type BuiltinToolsOptions,
   type CommandResult,
   type CommandStop,
+  type GuardedOpen,
+  type OpenWant,
   type PathAxis,
-  type PathCheck,
   type PathGuardOptions,
   type RunCommandOptions,
 } from './builtin/index.js';

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Caveats, JsonObject } from '../../src/protocol/index.js';
@@ -63,4 +63,9 @@ export async function isProcessGone(pid: number): Promise<boolean> {
   } catch {
     return true;
   }
+}
+
+/** Descriptors this process holds now: a call that leaks one on any path shows up as a rise. */
+export async function openDescriptors(): Promise<number> {
+  return (await readdir('/proc/self/fd')).length;
 }

@@ -1,57 +1,17 @@
-import { constants } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
 
 /**
- * `O_NOFOLLOW` refuses to open the checked path if a symlink was swapped in as its last component
- * after the check; `O_NONBLOCK` keeps a FIFO planted at the path from hanging the open. Neither
- * exists on Windows, where they are simply not set.
+ * Replaces the whole content of an opened file with `content` (UTF-8). Written at explicit
+ * positions: a handle that was read first (`fs.edit`) has its position at the end, where
+ * `FileHandle.writeFile` would append after a hole.
  */
-const flags: Partial<typeof constants> = constants;
-const NOFOLLOW = flags.O_NOFOLLOW ?? 0;
-const NONBLOCK = flags.O_NONBLOCK ?? 0;
-
-export type OpenedFile =
-  { ok: true; handle: FileHandle; size: number } | { ok: false; why: string };
-
-/** Opens an existing regular file for reading, or says why it cannot be read. */
-export async function openRegularFile(real: string): Promise<OpenedFile> {
-  let handle: FileHandle;
-  try {
-    handle = await open(real, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-  } catch (error) {
-    return { ok: false, why: describeFsError(error) };
-  }
-  const stats = await handle.stat();
-  if (stats.isFile()) return { ok: true, handle, size: stats.size };
-  await handle.close();
-  return {
-    ok: false,
-    why: stats.isDirectory() ? 'is a directory (use `fs.list`)' : 'is not a regular file',
-  };
-}
-
-/** Opens `real` for writing from scratch, creating it when missing. */
-async function openForWrite(real: string): Promise<FileHandle> {
-  return open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW, 0o666);
-}
-
-/**
- * Writes `content` to the checked real path; returns why it failed, or `undefined`. Parent
- * directories are created; the file is opened without following a symlink.
- */
-export async function writeWhole(real: string, content: string): Promise<string | undefined> {
-  try {
-    await mkdir(path.dirname(real), { recursive: true });
-    const handle = await openForWrite(real);
-    try {
-      await handle.writeFile(content, 'utf8');
-    } finally {
-      await handle.close();
-    }
-    return undefined;
-  } catch (error) {
-    return describeFsError(error);
+export async function replaceContent(handle: FileHandle, content: string): Promise<void> {
+  const bytes = Buffer.from(content, 'utf8');
+  await handle.truncate(0);
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, written);
+    written += bytesWritten;
   }
 }
 
@@ -73,7 +33,9 @@ export function describeFsError(error: unknown): string {
     case 'EPERM':
       return 'is not accessible (permission denied)';
     case 'ELOOP':
-      return 'became a symlink after it was checked';
+      return 'is part of a symlink loop';
+    case 'ENXIO':
+      return 'is not a regular file';
     case 'ENOSPC':
       return 'cannot be written: the disk is full';
     case 'EROFS':

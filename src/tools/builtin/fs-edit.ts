@@ -2,7 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
-import { openRegularFile, writeWhole } from './file-io.js';
+import { describeFsError, replaceContent } from './file-io.js';
+import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
 const NAME = 'fs.edit';
@@ -25,7 +26,8 @@ const EditArgs = z.strictObject({
 /**
  * `fs.edit`: replaces one exact occurrence of a string in a file. Requiring the old text to be
  * unique makes the model name the place it means; an edit that matches nothing or several places
- * fails with the count, so the model can widen its context and try again.
+ * fails with the count, so the model can widen its context and try again. The file is read and
+ * written through one descriptor, so the file written is the file that was checked and read.
  */
 export function fsEditTool(context: BuiltinContext): Tool {
   return {
@@ -41,42 +43,43 @@ export function fsEditTool(context: BuiltinContext): Tool {
       if (!parsed.ok) return toolRefusal(parsed.message);
       const { path, old_string: from, new_string: to, replace_all: all = false } = parsed.args;
       if (from === to) return toolError(`\`${NAME}\`: old_string and new_string are the same.`);
-      const checked = await context.guard.check(NAME, 'fs_write', path, { signal });
-      if (!checked.ok) return toolRefusal(checked.message);
-      const fail = (why: string) => toolError(`\`${NAME}\`: ${checked.shown} ${why}.`);
-      const opened = await openRegularFile(checked.real);
-      if (!opened.ok) return fail(opened.why);
-      let text: string;
+      const opened = await context.guard.open(NAME, 'edit', path, { signal });
+      if (!opened.ok) return openFailure(opened);
+      const { handle, shown, size } = opened;
+      const fail = (why: string) => toolError(`\`${NAME}\`: ${shown} ${why}.`);
       try {
-        if (opened.size > context.limits.editBytes) {
+        if (size > context.limits.editBytes) {
           return fail(
-            `is ${opened.size} bytes, larger than the ${context.limits.editBytes}-byte edit limit; ` +
+            `is ${size} bytes, larger than the ${context.limits.editBytes}-byte edit limit; ` +
               'use `fs.write` to replace it whole',
           );
         }
-        const bytes = await opened.handle.readFile();
+        const bytes = await handle.readFile();
         // Decoding and re-encoding anything but clean UTF-8 text would corrupt the file.
         if (bytes.includes(0) || !isUtf8(bytes)) return fail('is not UTF-8 text');
-        text = bytes.toString('utf8');
+        const text = bytes.toString('utf8');
+        const count = text.split(from).length - 1;
+        if (count === 0) {
+          return fail('does not contain old_string (it must match exactly, whitespace included)');
+        }
+        if (count > 1 && !all) {
+          return fail(
+            `contains old_string ${count} times; include more surrounding text to make it unique, ` +
+              'or set replace_all to replace every occurrence',
+          );
+        }
+        signal.throwIfAborted();
+        try {
+          // split/join, not String.replace: `$&` and `$1` in new_string must stay literal text.
+          await replaceContent(handle, text.split(from).join(to));
+        } catch (error) {
+          return fail(describeFsError(error));
+        }
+        const what = count === 1 ? '1 occurrence' : `${count} occurrences`;
+        return { content: `Replaced ${what} in ${shown}.`, isError: false };
       } finally {
-        await opened.handle.close();
+        await handle.close();
       }
-      const count = text.split(from).length - 1;
-      if (count === 0) {
-        return fail('does not contain old_string (it must match exactly, whitespace included)');
-      }
-      if (count > 1 && !all) {
-        return fail(
-          `contains old_string ${count} times; include more surrounding text to make it unique, ` +
-            'or set replace_all to replace every occurrence',
-        );
-      }
-      signal.throwIfAborted();
-      // split/join, not String.replace: `$&` and `$1` in new_string must stay literal text.
-      const failed = await writeWhole(checked.real, text.split(from).join(to));
-      if (failed !== undefined) return fail(failed);
-      const what = count === 1 ? '1 occurrence' : `${count} occurrences`;
-      return { content: `Replaced ${what} in ${checked.shown}.`, isError: false };
     },
   };
 }

@@ -1,8 +1,9 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
+import { globUnder } from './glob-under.js';
+import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
 const NAME = 'fs.glob';
@@ -20,9 +21,11 @@ const GlobArgs = z.strictObject({
 });
 
 /**
- * `fs.glob`: files whose path matches a pattern. Symlinked directories are not descended into
- * (a link can point anywhere, and a loop would never end), and every match is checked against
- * `fs_read` through its real path, so the answer lists only files the agent could read.
+ * `fs.glob`: files whose path matches a pattern. The search starts from the directory the guard
+ * opened and reaches every directory below it through descriptors (`glob-under.ts`); symlinks are
+ * neither descended into nor listed (a link can point anywhere, and a loop would never end). A
+ * match inside the run's own state or an `.arbor` directory is left out, so the answer lists only
+ * files the agent could read.
  */
 export function fsGlobTool(context: BuiltinContext): Tool {
   const max = context.limits.globResults;
@@ -43,33 +46,28 @@ export function fsGlobTool(context: BuiltinContext): Tool {
           `\`${NAME}\`: expected a relative pattern, got \`${pattern}\`; put the directory in \`path\`.`,
         );
       }
-      const root = await context.guard.check(NAME, 'fs_read', base, { signal });
-      if (!root.ok) return toolRefusal(root.message);
-      if (!(await isDirectory(root.real))) {
-        return toolError(`\`${NAME}\`: ${root.shown} is not a directory.`);
+      const root = await context.guard.open(NAME, 'dir', base, { signal });
+      if (!root.ok) return openFailure(root);
+      let found: string[];
+      try {
+        found = await globUnder(root.handle, root.real, pattern, {
+          dot: pattern
+            .split('/')
+            .some((part) => part.startsWith('.') && part !== '.' && part !== '..'),
+          signal,
+        });
+      } finally {
+        await root.handle.close();
       }
-      // Loaded on first use, like ajv: a child that never globs does not pay for it at start-up.
-      const { glob } = await import('tinyglobby');
-      const found = await glob(pattern, {
-        cwd: root.real,
-        absolute: true,
-        followSymbolicLinks: false,
-        expandDirectories: false,
-        dot: pattern
-          .split('/')
-          .some((part) => part.startsWith('.') && part !== '.' && part !== '..'),
-        signal,
-      });
+      const fence = await context.guard.fence('fs_read', { signal });
       const sorted = found.sort();
       const readable: string[] = [];
       let looked = 0;
-      // Checking costs a realpath per match: stop once the answer is full.
       while (looked < sorted.length && readable.length < max) {
         const match = sorted[looked++] ?? '';
-        // The match is a real path under the real root; show it as the model would name it.
-        const shown = path.join(root.shown, path.relative(root.real, match));
-        const checked = await context.guard.check(NAME, 'fs_read', shown, { signal });
-        if (checked.ok) readable.push(toDisplay(context.cwd, shown));
+        // Under the opened directory, reached without links: its real path is the root's joined.
+        if (fence.refusal(path.posix.join(root.real, match)) !== undefined) continue;
+        readable.push(toDisplay(context.cwd, path.join(root.shown, match)));
       }
       return { content: render(readable, sorted.length - looked, pattern), isError: false };
     },
@@ -88,12 +86,4 @@ function toDisplay(cwd: string, abs: string): string {
   return rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)
     ? abs
     : rel;
-}
-
-async function isDirectory(real: string): Promise<boolean> {
-  try {
-    return (await stat(real)).isDirectory();
-  } catch {
-    return false;
-  }
 }

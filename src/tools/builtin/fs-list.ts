@@ -1,10 +1,11 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
-import path from 'node:path';
+import { lstat, readdir, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
+import { fdPath } from './fd-path.js';
 import { describeFsError } from './file-io.js';
+import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
 const NAME = 'fs.list';
@@ -19,7 +20,8 @@ const ListArgs = z.strictObject({
 
 /**
  * `fs.list`: the entries of one directory with their type and, for files, their size. Symlinks are
- * shown as symlinks and not followed: where one points is checked when it is opened.
+ * shown as symlinks and not followed: where one points is checked when it is opened. The entries
+ * are read from the directory the guard opened, through its descriptor.
  */
 export function fsListTool(context: BuiltinContext): Tool {
   const max = context.limits.listEntries;
@@ -32,36 +34,37 @@ export function fsListTool(context: BuiltinContext): Tool {
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, ListArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);
-      const checked = await context.guard.check(NAME, 'fs_read', parsed.args.path ?? '.', {
-        signal,
-      });
-      if (!checked.ok) return toolRefusal(checked.message);
-      let entries: Dirent[];
+      const opened = await context.guard.open(NAME, 'dir', parsed.args.path ?? '.', { signal });
+      if (!opened.ok) return openFailure(opened);
+      const { handle, shown } = opened;
       try {
-        entries = await readdir(checked.real, { withFileTypes: true });
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        const why =
-          code === 'ENOTDIR' ? 'is not a directory (use `fs.read`)' : describeFsError(error);
-        return toolError(`\`${NAME}\`: ${checked.shown} ${why}.`);
+        let entries: Dirent[];
+        try {
+          entries = await readdir(fdPath(handle), { withFileTypes: true });
+        } catch (error) {
+          return toolError(`\`${NAME}\`: ${shown} ${describeFsError(error)}.`);
+        }
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const listed = entries.slice(0, max);
+        const lines = await Promise.all(listed.map((entry) => describeEntry(handle, entry)));
+        const header = `${shown}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`;
+        const more = entries.length - listed.length;
+        const footer = more > 0 ? [`[${more} more entries not shown]`] : [];
+        return { content: [header, ...lines, ...footer].join('\n'), isError: false };
+      } finally {
+        await handle.close();
       }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      const shown = entries.slice(0, max);
-      const lines = await Promise.all(shown.map((entry) => describeEntry(checked.real, entry)));
-      const header = `${checked.shown}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`;
-      const more = entries.length - shown.length;
-      const footer = more > 0 ? [`[${more} more entries not shown]`] : [];
-      return { content: [header, ...lines, ...footer].join('\n'), isError: false };
     },
   };
 }
 
-async function describeEntry(dir: string, entry: Dirent): Promise<string> {
+async function describeEntry(dir: FileHandle, entry: Dirent): Promise<string> {
   if (entry.isDirectory()) return `${entry.name}/ (dir)`;
   if (entry.isSymbolicLink()) return `${entry.name} (symlink)`;
   if (!entry.isFile()) return `${entry.name} (other)`;
   try {
-    const stats = await lstat(path.join(dir, entry.name));
+    // Through the directory's descriptor, and lstat does not follow the name if it became a link.
+    const stats = await lstat(fdPath(dir, entry.name));
     return `${entry.name} (file, ${stats.size} bytes)`;
   } catch {
     // Removed between readdir and lstat: still worth listing, just without a size.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
-import { openRegularFile } from './file-io.js';
+import { openFailure } from './path-guard.js';
 import { readLines, type LineWindow } from './read-lines.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
@@ -40,18 +40,16 @@ export function fsReadTool(context: BuiltinContext): Tool {
       const parsed = parseToolArgs(NAME, ReadArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);
       const { path, offset = 1, limit = limits.readLines } = parsed.args;
-      const checked = await context.guard.check(NAME, 'fs_read', path, { signal });
-      if (!checked.ok) return toolRefusal(checked.message);
-      const opened = await openRegularFile(checked.real);
-      if (!opened.ok) return toolError(`\`${NAME}\`: ${checked.shown} ${opened.why}.`);
-      const { handle, size } = opened;
+      const opened = await context.guard.open(NAME, 'read', path, { signal });
+      if (!opened.ok) return openFailure(opened);
+      const { handle, size, shown, real } = opened;
       try {
-        // Sniffed by reading, not by `size`: files under /proc report 0 bytes and still have text.
+        // Sniffed by reading, not by `size`: virtual files (sysfs) report 0 bytes and still have text.
         const head = Buffer.alloc(SNIFF_BYTES);
         const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
         if (head.subarray(0, bytesRead).includes(0)) {
           return toolError(
-            `\`${NAME}\`: ${checked.shown} looks binary (NUL bytes in its first ${bytesRead} bytes; ` +
+            `\`${NAME}\`: ${shown} looks binary (NUL bytes in its first ${bytesRead} bytes; ` +
               `${size} bytes in all). fs.read returns text only.`,
           );
         }
@@ -60,7 +58,8 @@ export function fsReadTool(context: BuiltinContext): Tool {
           { offset, limit, maxBytes: limits.readBytes },
           { signal },
         );
-        return { content: render(checked.shown, window), isError: false, read: [checked.real] };
+        // The real path of what was opened: the runtime trifecta judges sensitive files by it.
+        return { content: render(shown, window), isError: false, read: [real] };
       } finally {
         await handle.close();
       }

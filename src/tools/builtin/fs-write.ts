@@ -1,8 +1,8 @@
-import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext } from './builtin-context.js';
-import { writeWhole } from './file-io.js';
+import { describeFsError, replaceContent } from './file-io.js';
+import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
 
 const NAME = 'fs.write';
@@ -15,7 +15,10 @@ const WriteArgs = z.strictObject({
   content: z.string().describe('The complete new content of the file (UTF-8).'),
 });
 
-/** `fs.write`: creates or replaces a whole file, creating missing parent directories. */
+/**
+ * `fs.write`: creates or replaces a whole file, creating missing parent directories. The file is
+ * written through the descriptor the guard opened, never reopened by name.
+ */
 export function fsWriteTool(context: BuiltinContext): Tool {
   return {
     def: {
@@ -28,26 +31,22 @@ export function fsWriteTool(context: BuiltinContext): Tool {
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, WriteArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);
-      const checked = await context.guard.check(NAME, 'fs_write', parsed.args.path, { signal });
-      if (!checked.ok) return toolRefusal(checked.message);
-      signal.throwIfAborted();
-      const existed = await exists(checked.real);
-      const failed = await writeWhole(checked.real, parsed.args.content);
-      if (failed !== undefined) return toolError(`\`${NAME}\`: ${checked.shown} ${failed}.`);
+      const opened = await context.guard.open(NAME, 'write', parsed.args.path, { signal });
+      if (!opened.ok) return openFailure(opened);
+      const { handle, shown, created } = opened;
+      // Once the file is open the write finishes: stopping now would leave it created but empty.
+      try {
+        await replaceContent(handle, parsed.args.content);
+      } catch (error) {
+        return toolError(`\`${NAME}\`: ${shown} ${describeFsError(error)}.`);
+      } finally {
+        await handle.close();
+      }
       const bytes = Buffer.byteLength(parsed.args.content);
       return {
-        content: `${existed ? 'Replaced' : 'Created'} ${checked.shown} (${bytes} bytes).`,
+        content: `${created ? 'Created' : 'Replaced'} ${shown} (${bytes} bytes).`,
         isError: false,
       };
     },
   };
-}
-
-async function exists(real: string): Promise<boolean> {
-  try {
-    await lstat(real);
-    return true;
-  } catch {
-    return false;
-  }
 }
