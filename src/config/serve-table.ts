@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FRAME_BYTES } from '../protocol/index.js';
 import { DURATION_PATTERN } from './duration.js';
 
 const EnvRef = z
@@ -89,6 +90,15 @@ export const ServeTableSchema = z
     max_runs: Count.optional().describe(
       'Runs going at once; past it `/readyz` says 503 and new tasks are refused (default 16).',
     ),
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(MAX_FRAME_BYTES)
+      .optional()
+      .describe(
+        "The largest request body taken, in bytes (default 4194304, 4 MiB); a larger one is refused with 413 before it is read whole. At most 16 MiB: a task's message travels to its agent in one protocol frame.",
+      ),
     public_url: z
       .url()
       .optional()

@@ -48,6 +48,7 @@ export {
   type FrameOf,
 } from './decode.js';
 export { encodeFrame } from './encode.js';
+export { nestsDeeperThan } from './json-depth.js';
 export {
   TRANSCRIPT_EVENT,
   ChildTranscriptEntrySchema,

@@ -170,6 +170,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
     ),
     publicMetrics: table?.public_metrics === true,
+    ...(table?.max_body_bytes === undefined ? {} : { maxBodyBytes: table.max_body_bytes }),
     dashboard: dashboardApp({
       store,
       sessions: new Sessions(),
