@@ -47,6 +47,7 @@ export {
   MemoryGetArgs,
   MemoryListArgs,
   MemorySetArgs,
+  MEMORY_BOUNDS,
   SleepArgs,
   SubagentAwaitArgs,
   SubagentKillArgs,
