@@ -30,13 +30,16 @@ function chunked(chunks: string[]): ReadableStream<Uint8Array> {
   });
 }
 
-function post(body: BodyInit, headers: Record<string, string> = {}): Request {
+function post(
+  body: string | ReadableStream<Uint8Array>,
+  headers: Record<string, string> = {},
+): Request {
   return new Request('http://localhost/echo', {
     method: 'POST',
     body,
     headers,
     ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-  } as RequestInit);
+  });
 }
 
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
