@@ -60,6 +60,12 @@ export {
   type TranscriptEntry,
 } from './transcript-entry.js';
 export {
+  TRANSCRIPT_PART_CHARS,
+  TranscriptPartSchema,
+  transcriptParts,
+  type TranscriptPart,
+} from './transcript-part.js';
+export {
   ArborError,
   ERROR_CODES,
   ErrorPayloadSchema,
