@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
-import { fakeLlm } from '../helpers/fake-llm.js';
-import { scriptedRun, workspace } from '../helpers/scripted-run.js';
+import { fakeLlm, steps } from '../helpers/fake-llm.js';
+import { resumeDir, runIdOf } from '../helpers/resume-run.js';
+import { rounds, scriptedRun, workspace } from '../helpers/scripted-run.js';
 import { rpc, serveInProcess, serveProcess } from '../helpers/serve.js';
 
 /**
@@ -248,4 +249,29 @@ tool = "fs.write"
       }
     },
   );
+
+  it('resumes a run killed right after a 3 MB call was recorded, without asking the model again', async () => {
+    const large = 'c'.repeat(3_000_000);
+    const dir = await resumeDir(
+      steps(
+        ...rounds(
+          { tool_calls: [{ name: 'fs.write', args: { path: 'large.txt', content: large } }] },
+          { text: 'written' },
+        ),
+      ),
+    );
+    // Killed at the model call that made the large call: its answer was recorded, not acted on.
+    const crashed = await dir.run('Write it.', { ARBOR_TEST_KILL_AT: 'model-call:1' }, [
+      '--fs-write',
+      '.',
+    ]);
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(dir.llm.requests).toHaveLength(1);
+    const resumed = await dir.resume(runIdOf(crashed), ['--fs-write', '.']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('written\n');
+    // The recorded call ran; the model was asked only for what came after it.
+    expect(readFileSync(path.join(dir.dir, 'large.txt'), 'utf8')).toBe(large);
+    expect(dir.llm.requests).toHaveLength(2);
+  });
 });
