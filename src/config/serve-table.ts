@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webhookUrlProblem } from '../authority/webhook-url.js';
 import { MAX_FRAME_BYTES } from '../protocol/index.js';
 import { DURATION_PATTERN } from './duration.js';
 
@@ -137,6 +138,14 @@ export const ServeTableSchema = z
       .array(z.url())
       .optional()
       .describe('Browser origins that may call (`Origin` header); none by default.'),
+  })
+  // The rules delivery applies, checked as the file is read: a URL no delivery could use is a
+  // mistake in the file, not something to find out when a task first waits for a person.
+  .superRefine((table, context) => {
+    if (table.on_gate === undefined) return;
+    const problem = webhookUrlProblem(table.on_gate.url, table.webhook_allow ?? []);
+    if (problem !== undefined)
+      context.addIssue({ code: 'custom', path: ['on_gate', 'url'], message: problem });
   })
   .describe('`arbor serve`: the agent card, principals and limits.');
 export type ServeTable = z.infer<typeof ServeTableSchema>;
