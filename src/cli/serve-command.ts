@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigFile, parseDuration, resolveRunSettings } from '../config/index.js';
@@ -148,5 +149,40 @@ function tlsFiles(
       );
     }
   };
-  return { cert: read(cert, '--tls-cert'), key: read(key, '--tls-key') };
+  const files = { cert: read(cert, '--tls-cert'), key: read(key, '--tls-key') };
+  checkTls(files, { cert, key });
+  return files;
+}
+
+/**
+ * Checks the certificate and key before anything starts, so a wrong file is a usage error naming
+ * the flag and the file, not a stack trace from deep in the TLS server. OpenSSL's reason is kept
+ * (it never quotes the file's contents).
+ */
+function checkTls(pem: { cert: string; key: string }, file: { cert: string; key: string }): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(pem.cert);
+  } catch (error) {
+    throw usageError(
+      `--tls-cert: ${file.cert} is not a PEM certificate (${opensslReason(error)}); expected a file that starts with -----BEGIN CERTIFICATE-----.`,
+    );
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem.key);
+  } catch (error) {
+    throw usageError(
+      `--tls-key: ${file.key} is not an unencrypted PEM private key (${opensslReason(error)}); expected a file that starts with -----BEGIN PRIVATE KEY----- (or RSA/EC PRIVATE KEY).`,
+    );
+  }
+  if (!certificate.checkPrivateKey(key))
+    throw usageError(
+      `--tls-key: the key in ${file.key} does not belong to the certificate in ${file.cert}.`,
+    );
+}
+
+function opensslReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^error:[0-9A-F]+:/, '');
 }
