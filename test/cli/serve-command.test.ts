@@ -1,10 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runArbor } from '../helpers/run-arbor.js';
+import { serveProcess } from '../helpers/serve.js';
 
 function dir(): string {
   return mkdtempSync(join(tmpdir(), 'arbor-serve-cli-'));
@@ -115,5 +116,76 @@ describe('arbor serve: bad input is refused before anything listens (exit 2)', (
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).not.toMatch(/serving A2A/);
+  });
+
+  it('refuses a state directory inside the working directory, where agents could read the token', async () => {
+    const cwd = dir();
+    const run = await runArbor(['serve', ...MODEL, '--listen', '127.0.0.1:0'], {
+      cwd,
+      env: { ARBOR_STATE_DIR: join(cwd, 'state') },
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(
+      /The operator token would be written to \S+, inside the working directory \(\S+\), where the agents it serves could read it: set ARBOR_STATE_DIR/,
+    );
+    expect(existsSync(join(cwd, 'state'))).toBe(false);
+  });
+
+  it('names a trigger with two schedules, a principal whose token is not set, and a bad cron', async () => {
+    const twice = config(
+      '[[serve.trigger]]\nname = "t"\ninstruction = "x"\nevery = "1m"\ncron = "* * * * *"\n',
+    );
+    const run = await runArbor(['serve', ...MODEL, '--config', twice.path], {
+      cwd: twice.cwd,
+      env: STATE,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/exactly one of `every`, `cron` or `mcp_resource`/);
+
+    const unset = config(
+      '[[serve.principal]]\nname = "ci"\nrole = "user"\ntoken = "env:ARBOR_TEST_UNSET_TOKEN"\n',
+    );
+    const noToken = await runArbor(
+      ['serve', ...MODEL, '--listen', '127.0.0.1:0', '--config', unset.path],
+      { cwd: unset.cwd, env: STATE },
+    );
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toMatch(
+      /`\[\[serve\.principal\]\]` `ci`: `ARBOR_TEST_UNSET_TOKEN` is not set/,
+    );
+
+    const cron = config(
+      '[[serve.trigger]]\nname = "nightly"\ninstruction = "x"\ncron = "at midnight"\n',
+    );
+    const badCron = await runArbor(
+      ['serve', ...MODEL, '--listen', '127.0.0.1:0', '--config', cron.path],
+      { cwd: cron.cwd, env: STATE },
+    );
+    expect(badCron.code).toBe(2);
+    expect(badCron.stderr).toMatch(/\[\[serve\.trigger\]\] nightly: cron `at midnight`/);
+  });
+});
+
+describe('arbor serve: the operator token', () => {
+  it('is written outside every workspace, 0600 in a 0700 directory, one file per store', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'arbor-state-'));
+    const cwd = dir();
+    const started = (db: string) =>
+      serveProcess([...MODEL, '--db', db], { cwd, env: { ARBOR_STATE_DIR: state } });
+    const first = await started(join(cwd, 'one.db'));
+    const written = /operator token \(written to ([^)]+)\)/.exec(first.proc.stderr)?.[1] ?? '';
+    expect(written).toMatch(new RegExp(`^${state}/serve-tokens/[0-9a-f]{16}$`));
+    expect(readFileSync(written, 'utf8')).toBe(`${first.token}\n`);
+    expect(statSync(written).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(written)).mode & 0o777).toBe(0o700);
+    // Nothing beside the store, nor in the working directory's .arbor.
+    expect(existsSync(join(cwd, 'serve-token'))).toBe(false);
+    expect(existsSync(join(cwd, '.arbor', 'serve-token'))).toBe(false);
+    // Another store, another file; the token of the first is left as it was.
+    const second = await started(join(cwd, 'two.db'));
+    const other = /operator token \(written to ([^)]+)\)/.exec(second.proc.stderr)?.[1] ?? '';
+    expect(other).not.toBe(written);
+    expect(readFileSync(written, 'utf8')).toBe(`${first.token}\n`);
+    expect(readFileSync(other, 'utf8')).toBe(`${second.token}\n`);
   });
 });
