@@ -108,7 +108,7 @@ describe('oversized request bodies', () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'arbor-oversized-'));
       const { proc, url, token } = await serveProcess(
         ['--intel', llm.url, '--model', 'm', '--db', ':memory:'],
-        { cwd: dir, env: { ARBOR_STATE_DIR: path.join(dir, 'state') } },
+        { cwd: dir },
       );
       const headers = {
         authorization: `Bearer ${token}`,
