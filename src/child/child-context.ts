@@ -1,11 +1,13 @@
 import type { ModelClient } from '../intel/model.js';
 import type { OutputCapture, SessionHooks } from '../loop/index.js';
-import { TRANSCRIPT_EVENT, type SpawnPayload } from '../protocol/index.js';
+import type { SpawnPayload } from '../protocol/index.js';
 import type { GuardedTools } from '../tools/guarded-tools.js';
 import { admitOverChannel } from './admission.js';
+import { boundedEvent } from './bounded-event.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';
+import { sendTranscript } from './transcript-sender.js';
 
 /** Everything a child's driver works with once setup is done. */
 export interface ChildContext {
@@ -30,7 +32,8 @@ export function channelHooks(
   const { channel, writer } = context;
   const hooks: SessionHooks = {
     onEvent: (event, fields) => {
-      writer.send({ type: 'event', event, fields });
+      for (const bounded of boundedEvent(event, fields))
+        writer.send({ type: 'event', event, fields: bounded });
       // The risk score decays per step, after the step is reported.
       if (event === 'loop.step') context.tools.step();
     },
@@ -38,7 +41,7 @@ export function channelHooks(
       writer.send({ type: 'usage', ...usage });
     },
     onTranscript: (entry) => {
-      writer.send({ type: 'event', event: TRANSCRIPT_EVENT, fields: entry });
+      sendTranscript(writer, entry);
     },
     waitWhileHeld: async (signal) => {
       if (!channel.hold.paused || signal.aborted) return;

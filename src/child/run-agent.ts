@@ -1,7 +1,8 @@
 import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
-import { TRANSCRIPT_EVENT, type Outcome } from '../protocol/index.js';
+import type { Outcome } from '../protocol/index.js';
 import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
 import { isolationMarker } from './child-guard.js';
+import { sendTranscript } from './transcript-sender.js';
 import { conversationSeed } from '../authority/index.js';
 
 /**
@@ -44,8 +45,7 @@ export async function runAgent(context: ChildContext): Promise<void> {
 
   // The starting transcript is recorded first, so a crash at any later point can resume from it.
   if (payload.resume === undefined)
-    for (const message of session.transcript)
-      writer.send({ type: 'event', event: TRANSCRIPT_EVENT, fields: { op: 'append', message } });
+    for (const message of session.transcript) sendTranscript(writer, { op: 'append', message });
   // A resumed warm session whose last turn was answered (and announced) waits for its next message.
   const answered = payload.warm ? payload.resume?.answered : undefined;
   let last: Outcome;

@@ -1,9 +1,11 @@
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigFile, parseDuration, resolveRunSettings } from '../config/index.js';
 import { ArborError } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { startServer } from '../serve/index.js';
+import { checkTokenPlace, serveTokenFile } from '../serve/token-file.js';
 import { write, type CliIo } from './output.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { withIntelligence } from './run-setup.js';
@@ -33,7 +35,9 @@ with SSE streams), each task runs as a root agent and its tree, many at once on 
 
 Every request but the agent card and the probes needs a bearer token: a principal's
 ([[serve.principal]] in --config), or, with none configured, the operator token made at start,
-printed once here and written (0600) next to the store as serve-token.
+printed once here and written (0600) outside every workspace, to
+$ARBOR_STATE_DIR/serve-tokens/<hash of the store's path> (default state directory
+$XDG_STATE_HOME/arbor, else ~/.local/state/arbor); the path is printed with it.
 
 Endpoints: GET /.well-known/agent-card.json, POST /a2a/jsonrpc, GET /healthz, GET /readyz,
 GET /metrics (operator token, unless [serve] public_metrics = true), and the web dashboard at
@@ -63,10 +67,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   const drainMs = parseDuration(values['drain-timeout'] ?? '30s', '--drain-timeout');
   const cwd = process.cwd();
   if (settings.dbPath !== ':memory:') settings.dbPath = path.resolve(cwd, settings.dbPath);
-  const tokenFile = path.join(
-    settings.dbPath === ':memory:' ? path.join(cwd, '.arbor') : path.dirname(settings.dbPath),
-    'serve-token',
-  );
+  const tokenFile = serveTokenFile(env, settings.dbPath, cwd);
+  if ((table?.principal ?? []).length === 0)
+    checkTokenPlace(tokenFile, { cwd, dbPath: settings.dbPath, grant: settings.grant });
   return withIntelligence(settings, env, async (intelligence, mockLabel) => {
     const server = await startServer({
       settings,
@@ -148,5 +151,40 @@ function tlsFiles(
       );
     }
   };
-  return { cert: read(cert, '--tls-cert'), key: read(key, '--tls-key') };
+  const files = { cert: read(cert, '--tls-cert'), key: read(key, '--tls-key') };
+  checkTls(files, { cert, key });
+  return files;
+}
+
+/**
+ * Checks the certificate and key before anything starts, so a wrong file is a usage error naming
+ * the flag and the file, not a stack trace from deep in the TLS server. OpenSSL's reason is kept
+ * (it never quotes the file's contents).
+ */
+function checkTls(pem: { cert: string; key: string }, file: { cert: string; key: string }): void {
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(pem.cert);
+  } catch (error) {
+    throw usageError(
+      `--tls-cert: ${file.cert} is not a PEM certificate (${opensslReason(error)}); expected a file that starts with -----BEGIN CERTIFICATE-----.`,
+    );
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem.key);
+  } catch (error) {
+    throw usageError(
+      `--tls-key: ${file.key} is not an unencrypted PEM private key (${opensslReason(error)}); expected a file that starts with -----BEGIN PRIVATE KEY----- (or RSA/EC PRIVATE KEY).`,
+    );
+  }
+  if (!certificate.checkPrivateKey(key))
+    throw usageError(
+      `--tls-key: the key in ${file.key} does not belong to the certificate in ${file.cert}.`,
+    );
+}
+
+function opensslReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^error:[0-9A-F]+:/, '');
 }

@@ -16,6 +16,7 @@ import { providerOption } from './provider-option.js';
 import { validateAll } from './validate-all.js';
 import { loadConfigFile, MAX_POOL, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
+import { refuseUrlCredentials } from './endpoint-credentials.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
 
 /** Flags of `arbor run`, as `parseArgs` returns them. */
@@ -232,6 +233,11 @@ function resolveIntelligence(
             ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
           }))
         : (section?.endpoints ?? []).map((url) => ({ url, dialect, headers: {} }));
+  refuseUrlCredentials(
+    endpointList.map((endpoint) => endpoint.url),
+    urls?.name ??
+      `${flags.config ?? 'config'}: intelligence.${section?.endpoint === undefined ? 'endpoints' : 'endpoint'}`,
+  );
   const breaker = section?.breaker;
   const candidate = {
     endpoints: endpointList,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { webhookUrlProblem } from '../authority/webhook-url.js';
+import { MAX_FRAME_BYTES } from '../protocol/index.js';
 import { DURATION_PATTERN } from './duration.js';
 
 const EnvRef = z
@@ -89,6 +91,15 @@ export const ServeTableSchema = z
     max_runs: Count.optional().describe(
       'Runs going at once; past it `/readyz` says 503 and new tasks are refused (default 16).',
     ),
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(MAX_FRAME_BYTES)
+      .optional()
+      .describe(
+        "The largest request body taken, in bytes (default 4194304, 4 MiB); a larger one is refused with 413 before it is read whole. At most 16 MiB: a task's message travels to its agent in one protocol frame.",
+      ),
     public_url: z
       .url()
       .optional()
@@ -127,6 +138,14 @@ export const ServeTableSchema = z
       .array(z.url())
       .optional()
       .describe('Browser origins that may call (`Origin` header); none by default.'),
+  })
+  // The rules delivery applies, checked as the file is read: a URL no delivery could use is a
+  // mistake in the file, not something to find out when a task first waits for a person.
+  .superRefine((table, context) => {
+    if (table.on_gate === undefined) return;
+    const problem = webhookUrlProblem(table.on_gate.url, table.webhook_allow ?? []);
+    if (problem !== undefined)
+      context.addIssue({ code: 'custom', path: ['on_gate', 'url'], message: problem });
   })
   .describe('`arbor serve`: the agent card, principals and limits.');
 export type ServeTable = z.infer<typeof ServeTableSchema>;

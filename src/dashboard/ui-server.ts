@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { ArborError } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
+import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from '../serve/body-limit.js';
 import { allowedHosts, isLoopback, listen } from '../serve/serve.js';
 import { dashboardApp } from './routes.js';
 import { OneTimeToken, Sessions } from './sessions.js';
@@ -57,6 +58,13 @@ export async function startUi(options: UiOptions): Promise<RunningUi> {
     await next();
     return undefined;
   });
+  app.use(
+    '*',
+    bodyLimit({
+      maxBytes: DEFAULT_MAX_BODY_BYTES,
+      refuse: (c, { status, message }) => c.json({ error: message }, status),
+    }),
+  );
   app.route(
     '/',
     dashboardApp({

@@ -23,6 +23,16 @@ export const CHILD_BOUNDS = {
   choiceChars: 500,
   /** Characters of an `event` frame's name. */
   eventNameChars: 128,
-  /** Characters of an `event` frame's `fields`, or a `gate` frame's `payload`, as JSON. */
+  /**
+   * Characters of an `event` frame's `fields`, or a `gate` frame's `payload`, as JSON. A
+   * transcript entry past it travels in pieces (`TranscriptPart`), each within it.
+   */
   fieldsChars: 256 * 1024,
+  /**
+   * Characters of one transcript entry put together from its pieces (the whole entry as one
+   * frame's JSON line): 32 Mi, as large as the largest model answer arbor reads whole (32 MiB),
+   * so an honest model's tool call, however large, is recorded whole and a resume keeps it. The
+   * supervisor holds at most one entry in pieces per child, so this also bounds what it buffers.
+   */
+  transcriptEntryChars: 32 * 1024 * 1024,
 } as const;

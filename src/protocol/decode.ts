@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentFrameSchema, type AgentFrame } from './agent-frames.js';
 import { ControlFrameSchema, type ControlFrame } from './control-frames.js';
 import { describeValue, formatIssues } from './issues.js';
+import { nestsDeeperThan } from './json-depth.js';
 import { MAX_FRAME_DEPTH, PROTOCOL_VERSION } from './version.js';
 import { excerptOf, type ProtocolViolation, type ViolationCode } from './violation.js';
 
@@ -100,8 +101,7 @@ export function decodeLine<D extends Direction | 'any'>(
   line: number,
   direction: D,
 ): DecodeResult<FrameOf<D>> {
-  // Only a line with more brackets than the bound allows can nest past it.
-  if (text.length > 2 * MAX_FRAME_DEPTH && nestingDepth(text) > MAX_FRAME_DEPTH)
+  if (nestsDeeperThan(text, MAX_FRAME_DEPTH))
     return failure(text, line, 'over_bound', `nested deeper than ${MAX_FRAME_DEPTH} levels`);
   let value: unknown;
   try {
@@ -194,23 +194,6 @@ function failure<F>(
   reason: string,
 ): DecodeResult<F> {
   return { ok: false, violation: { line, code, reason, excerpt: excerptOf(text) } };
-}
-
-/** How deep objects and arrays nest in JSON text (brackets inside strings do not count). */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i += 1;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (c === 0x7d || c === 0x5d) depth -= 1;
-  }
-  return deepest;
 }
 
 function schemaFor(type: string, direction: Direction | 'any'): AnySchema | undefined {

@@ -48,6 +48,7 @@ export {
   type FrameOf,
 } from './decode.js';
 export { encodeFrame } from './encode.js';
+export { nestsDeeperThan } from './json-depth.js';
 export {
   TRANSCRIPT_EVENT,
   ChildTranscriptEntrySchema,
@@ -58,6 +59,12 @@ export {
   type ChildTranscriptEntry,
   type TranscriptEntry,
 } from './transcript-entry.js';
+export {
+  TRANSCRIPT_PART_CHARS,
+  TranscriptPartSchema,
+  transcriptParts,
+  type TranscriptPart,
+} from './transcript-part.js';
 export {
   ArborError,
   ERROR_CODES,

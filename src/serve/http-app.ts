@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { cardJson, JSONRPC_PATH } from './agent-card.js';
 import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
+import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import type { Principal, Principals } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
 import type { DashboardEnv } from '../dashboard/routes.js';
@@ -34,6 +35,8 @@ export interface HttpAppOptions {
   /** Browser origins that may call. */
   origins: ReadonlySet<string>;
   publicMetrics: boolean;
+  /** The largest request body taken (`[serve] max_body_bytes`; default 4 MiB). */
+  maxBodyBytes?: number;
   /** The web dashboard, at `/` and under `/ui/`. */
   dashboard?: Hono<DashboardEnv>;
 }
@@ -46,7 +49,8 @@ interface Env {
  * The HTTP surface of `arbor serve`: the agent card, A2A over JSON-RPC (SSE for streams), health,
  * readiness and metrics. Everything but the probes checks `Host` and `Origin` first (a web page in
  * the user's browser reaching a loopback port by DNS rebinding or a cross-site request is turned
- * away), and everything but the card and the probes needs a principal's bearer token.
+ * away), and everything but the card and the probes needs a principal's bearer token. Every
+ * request body is bounded in size and nesting before any route reads it (`bodyLimit`).
  */
 export function httpApp(options: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
@@ -87,6 +91,18 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       allowHeaders: ['authorization', 'content-type', 'a2a-version', 'a2a-extensions'],
       allowMethods: ['GET', 'POST'],
       maxAge: 600,
+    }),
+  );
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      setting: '[serve] max_body_bytes',
+      refuse: (c, { status, message }) =>
+        c.req.path === JSONRPC_PATH
+          ? c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, status)
+          : c.json({ error: message }, status),
     }),
   );
 

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { PrincipalEntry } from '../config/index.js';
 import { ArborError } from '../protocol/index.js';
+import { writeTokenFile } from './token-file.js';
 
 /** Who a request is, once its bearer token is checked. */
 export interface Principal {
@@ -50,7 +49,7 @@ export class Principals {
   ): Principals {
     if (entries.length === 0) {
       const token = randomBytes(32).toString('base64url');
-      if (tokenFile !== undefined) writeSecretFile(tokenFile, `${token}\n`);
+      if (tokenFile !== undefined) writeTokenFile(tokenFile, `${token}\n`);
       return new Principals(
         [{ principal: { name: GENERATED, role: 'operator' }, digest: digest(token) }],
         {
@@ -105,15 +104,4 @@ export class Principals {
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
-}
-
-/**
- * Writes a secret to a file only this user may read: an old file (or a link planted in its
- * place) is removed first and the new one is created exclusively (`wx`, which never follows a
- * link), with mode 0600 from its creation.
- */
-function writeSecretFile(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  rmSync(file, { force: true });
-  writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
 }

@@ -18,7 +18,7 @@ import { ResourceWatch } from './resource-watch.js';
 import { scheduleTools, type ScheduleHost } from './schedule-tools.js';
 import { Triggers } from './triggers.js';
 import { Notifications } from './notifications.js';
-import { Webhooks } from './webhooks.js';
+import { checkOnGate, Webhooks } from './webhooks.js';
 import { dashboardApp } from '../dashboard/routes.js';
 import { RunWakeups } from '../dashboard/run-stream.js';
 import { Sessions } from '../dashboard/sessions.js';
@@ -77,6 +77,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       'config',
       `\`arbor serve\` refuses to listen on ${options.host}, which is not a loopback address, without \`[[serve.principal]]\` entries: every caller must have a token of its own.`,
     );
+  const warn = options.warn ?? (() => undefined);
+  await checkOnGate(table, warn);
   const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
   const scheduling: ScheduleHost = {};
   const tracing = await openTracing(options.env, options.settings.tracing);
@@ -94,7 +96,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const intel = new IntelReadiness(options.intelligence, (down) => {
     metrics.intelAllDown(down);
   });
-  const warn = options.warn ?? (() => undefined);
   const webhooks = new Webhooks(table?.webhook_allow ?? [], warn);
   const wakeups = new RunWakeups();
   const notifications = new Notifications(store.tasks, webhooks, onGateOf(table, options.env));
@@ -170,6 +171,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       (table?.allowed_origins ?? []).map((origin) => origin.toLowerCase().replace(/\/$/, '')),
     ),
     publicMetrics: table?.public_metrics === true,
+    ...(table?.max_body_bytes === undefined ? {} : { maxBodyBytes: table.max_body_bytes }),
     dashboard: dashboardApp({
       store,
       sessions: new Sessions(),

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
-import { permitsNet } from '../authority/index.js';
-import { specialAddress } from '../authority/special-addresses.js';
+import { readWebhookUrl, webhookAddressProblem } from '../authority/webhook-url.js';
+import type { ServeTable } from '../config/index.js';
+import { ArborError } from '../protocol/index.js';
 import { fetchPinned } from '../tools/builtin/fetch-pinned.js';
 
 /** How long resolving a host may take. */
@@ -28,8 +29,18 @@ export class Webhooks {
 
   /** Why `url` may not be called, or undefined when it may. */
   async check(url: string): Promise<string | undefined> {
+    return (await this.refusal(url))?.reason;
+  }
+
+  /**
+   * Why `url` may not be called, and whether only because its host cannot be resolved right now
+   * (which may pass later), or undefined when it may.
+   */
+  async refusal(url: string): Promise<{ reason: string; unresolved: boolean } | undefined> {
     const target = await this.#target(url);
-    return target.ok ? undefined : target.reason;
+    return target.ok
+      ? undefined
+      : { reason: target.reason, unresolved: target.unresolved === true };
   }
 
   /** Posts `body` to `url` after the ones queued before it; resolves once it has been tried. */
@@ -77,20 +88,12 @@ export class Webhooks {
   async #target(
     text: string,
   ): Promise<
-    { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string }
+    | { ok: true; url: URL; address: string; family: 4 | 6 }
+    | { ok: false; reason: string; unresolved?: true }
   > {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      return { ok: false, reason: 'not a URL' };
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return { ok: false, reason: 'only http: and https: URLs are called' };
-    if (url.username !== '' || url.password !== '')
-      return { ok: false, reason: 'a URL with a user name or password in it is not called' };
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    const read = readWebhookUrl(text);
+    if (!read.ok) return read;
+    const { url, host, port } = read;
     let first: { address: string; family: number } | undefined;
     try {
       first = (
@@ -106,21 +109,40 @@ export class Webhooks {
     } catch (error) {
       return {
         ok: false,
+        unresolved: true,
         reason: `${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
       };
     }
-    if (first === undefined) return { ok: false, reason: `${host} has no address` };
-    const special = specialAddress(first.address);
-    const named =
-      permitsNet(this.#allow, host, port).named ||
-      permitsNet(this.#allow, first.address, port).named;
-    if (special !== undefined && !named)
-      return {
-        ok: false,
-        reason: `${host} resolves to ${special}; only a \`[serve] webhook_allow\` entry naming it allows that`,
-      };
+    if (first === undefined)
+      return { ok: false, unresolved: true, reason: `${host} has no address` };
+    const problem = webhookAddressProblem(host, first.address, port, this.#allow);
+    if (problem !== undefined) return { ok: false, reason: problem };
     return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
   }
+}
+
+/**
+ * Checks `[serve] on_gate` at start with the rules every delivery applies, its host resolved: a
+ * URL no delivery could use (`ftp://`, credentials in it, a name that resolves to a metadata or
+ * loopback address nobody allowed) stops the start, naming the key. A name that does not resolve
+ * right now is only a warning: it may by the time a task waits for a person.
+ */
+export async function checkOnGate(
+  table: ServeTable | undefined,
+  warn: (line: string) => void,
+): Promise<void> {
+  const hook = table?.on_gate;
+  if (hook === undefined) return;
+  const refusal = await new Webhooks(table?.webhook_allow ?? [], warn).refusal(hook.url);
+  if (refusal === undefined) return;
+  if (refusal.unresolved) {
+    warn(`\`[serve] on_gate.url\`: ${refusal.reason}; it is tried again at each delivery`);
+    return;
+  }
+  throw new ArborError(
+    'config',
+    `\`[serve] on_gate.url\` (${redacted(hook.url)}) cannot be called: ${refusal.reason}.`,
+  );
 }
 
 /** A URL as logs may show it: no query (a token can hide there). */

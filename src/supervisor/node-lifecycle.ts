@@ -23,6 +23,7 @@ import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
 import { TranscriptRecord } from './transcript-record.js';
+import { TranscriptParts } from './transcript-parts.js';
 import { killPoint } from './kill-points.js';
 import type { SupervisorEvent } from './supervisor-options.js';
 
@@ -333,9 +334,17 @@ export class NodeLifecycle {
     return this.#transcript;
   }
 
+  /** Entries the child sends in pieces, put back together (made on first use). */
+  #parts: TranscriptParts | undefined;
+
   /** A change of the node's transcript: stored, never shown (it is what a resume continues). */
-  #recordTranscript(fields: unknown): void {
+  #recordTranscript(sent: unknown): void {
     const { node } = this.#live;
+    this.#parts ??= new TranscriptParts((reason) => {
+      this.#owner.record(node, 'transcript.invalid', { reason });
+    });
+    const fields = this.#parts.take(sent);
+    if (fields === undefined) return;
     const read = this.#record().read(fields);
     if ('invalid' in read) {
       this.#owner.record(node, 'transcript.invalid', { reason: read.invalid });

@@ -56,6 +56,7 @@ export {
   MemoryGetArgs,
   MemoryListArgs,
   MemorySetArgs,
+  MEMORY_BOUNDS,
   SleepArgs,
   SubagentAwaitArgs,
   SubagentKillArgs,

@@ -132,10 +132,32 @@ export const SubagentAwaitArgs = z.strictObject({
     .describe('Give up waiting after this many milliseconds (the sub-agent keeps running).'),
 });
 export const SubagentListArgs = z.strictObject({});
-export const MemoryGetArgs = z.strictObject({ key: z.string().min(1) });
+/** Durable memory's bounds: every entry is shared by every run on the store, for as long as it lives. */
+export const MEMORY_BOUNDS = {
+  /** Characters of a key (or a prefix to list). */
+  keyChars: 512,
+  /** Bytes of a value, as UTF-8 JSON text: 64 KiB. */
+  valueBytes: 64 * 1024,
+  /** Entries the store may hold (unexpired); past it, only existing keys may be set. */
+  entries: 10_000,
+} as const;
+
+const MemoryKey = z.string().min(1).max(MEMORY_BOUNDS.keyChars);
+
+export const MemoryGetArgs = z.strictObject({ key: MemoryKey });
 export const MemorySetArgs = z.strictObject({
-  key: z.string().min(1).max(512),
-  value: z.unknown().describe('Any JSON value.'),
+  key: MemoryKey,
+  value: z
+    .unknown()
+    .superRefine((value, context) => {
+      const bytes = Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+      if (bytes > MEMORY_BOUNDS.valueBytes)
+        context.addIssue({
+          code: 'custom',
+          message: `expected a value of at most ${MEMORY_BOUNDS.valueBytes} bytes as JSON (64 KiB), got ${bytes} bytes; store a summary, or split it over several keys`,
+        });
+    })
+    .describe('Any JSON value, at most 64 KiB as JSON text.'),
   ttl_ms: z
     .number()
     .int()
@@ -143,8 +165,10 @@ export const MemorySetArgs = z.strictObject({
     .optional()
     .describe('Forget the entry after this many milliseconds.'),
 });
-export const MemoryListArgs = z.strictObject({ prefix: z.string().optional() });
-export const MemoryDeleteArgs = z.strictObject({ key: z.string().min(1) });
+export const MemoryListArgs = z.strictObject({
+  prefix: z.string().max(MEMORY_BOUNDS.keyChars).optional(),
+});
+export const MemoryDeleteArgs = z.strictObject({ key: MemoryKey });
 export const SleepArgs = z.strictObject({
   ms: z.number().int().min(0).max(600_000).describe('How long to wait, in milliseconds.'),
 });

@@ -18,9 +18,12 @@ interface BadInput {
   env?: NodeJS.ProcessEnv;
   /** Fragments stderr must hold: the flag, key or file, and what is wrong. `CONFIG` is its path. */
   says: string[];
+  /** What stderr must never show (a password given in a URL). */
+  never?: string[];
 }
 
 const MODEL = ['--intel', 'URL', '--model', 'm'];
+const PLAYBOOK = fileURLToPath(new URL('../../examples/playbooks/demo.json', import.meta.url));
 
 const CASES: BadInput[] = [
   {
@@ -94,6 +97,79 @@ const CASES: BadInput[] = [
     args: ['run', ...MODEL, flag, 'WORD', 'x'],
     says: [`Expected \`${flag}\` to be ${kind}, got \`WORD\`.`],
   })),
+  // A value starting with a dash is the flag's value, checked as any other (not "ambiguous").
+  ...(
+    [
+      [
+        ['run', ...MODEL, '--max-steps', '-1', 'x'],
+        'Expected `--max-steps` to be a positive integer, got `-1`.',
+      ],
+      [
+        ['run', ...MODEL, '--max-tokens', '-5', 'x'],
+        'Expected `--max-tokens` to be a positive integer, got `-5`.',
+      ],
+      [
+        ['run', ...MODEL, '--max-depth', '-3', 'x'],
+        'Expected `--max-depth` to be a non-negative integer, got `-3`.',
+      ],
+      [
+        ['run', ...MODEL, '--budget-usd', '-0.5', 'x'],
+        'Expected `--budget-usd` to be a positive amount of US dollars, got `-0.5`.',
+      ],
+      [
+        ['run', ...MODEL, '--pool', '-2', 'x'],
+        'Expected `--pool` to be a non-negative integer, got `-2`.',
+      ],
+      [
+        ['run', ...MODEL, '--deadline', '-5s', 'x'],
+        'Expected `--deadline` to be a duration such as `500ms`, `30s`, `5m`, `1h` or `7d`, got `-5s`.',
+      ],
+      [
+        ['plan', 'run', PLAN, ...MODEL, '--concurrency', '-2'],
+        'Expected `--concurrency` to be a whole number from 1 to 1000, got `-2`.',
+      ],
+      [
+        ['plan', 'run', PLAN, ...MODEL, '--verify-timeout', '-5s'],
+        'Expected `--verify-timeout` to be a duration such as',
+      ],
+      [['runs', 'list', '--limit', '-1'], '--limit: expected a positive whole number, got `-1`.'],
+      [
+        ['runs', 'prune', '--older-than', '-5d'],
+        'Expected `--older-than` to be a duration such as',
+      ],
+      [
+        ['mock-llm', '--playbook', PLAYBOOK, '--port', '-1'],
+        'Expected `--port` to be an integer from 0 to 65535, got `-1`.',
+      ],
+    ] as const
+  ).map(([args, says]) => ({
+    name: `a negative value: ${args.filter((a) => a.startsWith('-')).join(' ')} (${args[0]})`,
+    args: [...args],
+    says: [says],
+    never: ['ambiguous'],
+  })),
+  {
+    name: 'a user name and password in --intel',
+    args: ['run', '--intel', 'http://user:s3cretpw@127.0.0.1:9/v1', '--model', 'm', 'x'],
+    says: [
+      'Expected `--intel` to give endpoint URLs without a user name or password, got one for http://127.0.0.1:9/v1: put the key in ARBOR_API_KEY',
+    ],
+    never: ['s3cretpw', 'user:'],
+  },
+  {
+    name: 'a user name and password in ARBOR_INTEL',
+    args: ['run', '--model', 'm', 'x'],
+    env: { ARBOR_INTEL: 'http://127.0.0.1:9/v1,https://key:s3cretpw@api.example.com/v1' },
+    says: ['Expected `ARBOR_INTEL` to give endpoint URLs without a user name or password'],
+    never: ['s3cretpw'],
+  },
+  {
+    name: 'a user name and password in the config file',
+    args: ['run', '--model', 'm', '--config', 'CONFIG', 'x'],
+    config: '[intelligence]\nendpoints = ["https://key:s3cretpw@api.example.com/v1"]\n',
+    says: ['Expected `CONFIG: intelligence.endpoints` to give endpoint URLs without'],
+    never: ['s3cretpw'],
+  },
   {
     name: 'a word for --max-steps, in the config file',
     args: ['run', ...MODEL, '--config', 'CONFIG', 'x'],
@@ -161,7 +237,7 @@ const CASES: BadInput[] = [
 ];
 
 describe('bad input: exit 2, a message naming what is wrong, no model call, no store', () => {
-  it.each(CASES)('$name', async ({ args, config, env, says }) => {
+  it.each(CASES)('$name', async ({ args, config, env, says, never = [] }) => {
     const server = await fakeLlm(steps({ text: 'unreachable' }));
     const dir = mkdtempSync(join(tmpdir(), 'arbor-bad-input-'));
     const configPath = join(dir, 'arbor.toml');
@@ -174,6 +250,7 @@ describe('bad input: exit 2, a message naming what is wrong, no model call, no s
       env: { ARBOR_DB: db, ...env },
     });
     for (const fragment of says) expect(stderr).toContain(fill(fragment));
+    for (const fragment of never) expect(stderr).not.toContain(fragment);
     expect(code).toBe(2);
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(stderr).not.toContain('internal error');

@@ -258,4 +258,22 @@ describe('arbor ui', () => {
     );
     expect(rebound.status).toBe(421);
   });
+
+  it.each([
+    ['past 4 MiB', 'x'.repeat(4 * 1024 * 1024 + 1), 413, /at most 4194304 bytes \(4 MiB\)/],
+    ['nested 65 deep', `${'['.repeat(65)}${']'.repeat(65)}`, 400, /nested at most 64 levels/],
+  ])('refuses a body %s before the sign-in route reads it', async (_name, body, status, error) => {
+    const { db } = seedBigRun(2, 1);
+    const ui = await startUi({ db, host: '127.0.0.1', port: 0 });
+    uis.push(ui);
+    const response = await ui.fetch(
+      new Request(`${ui.url}/ui/session`, {
+        method: 'POST',
+        headers: { origin: ui.url, 'content-type': 'application/json' },
+        body,
+      }),
+    );
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { error: string }).error).toMatch(error);
+  });
 });

@@ -11,7 +11,7 @@ describeWithSandbox('arbor serve and the agents it runs', () => {
   it('a sandboxed exec with the network can neither read the operator token nor create a task or answer a gate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbor-serve-sandbox-'));
     const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'placeholder' }] }] });
-    const { url, token } = await serveProcess(
+    const { proc, url, token } = await serveProcess(
       [
         '--intel',
         llm.url,
@@ -26,9 +26,13 @@ describeWithSandbox('arbor serve and the agents it runs', () => {
       ],
       { cwd: dir },
     );
-    // What the command tries: read the token file, then call the server without it.
+    // What the command tries: read the token file (where it is, and where it used to be), then
+    // call the server without it.
+    const file = /operator token \(written to ([^)]+)\)/.exec(proc.stderr)?.[1] ?? '';
+    expect(file).not.toBe('');
     const probe = [
-      'cat .arbor/serve-token || echo no-token-file;',
+      `cat ${file} || echo no-token-file;`,
+      'cat .arbor/serve-token || echo no-old-token-file;',
       `node -e 'for (const method of ["SendMessage", "GetTask"]) fetch("${url}/a2a/jsonrpc", { method: "POST", headers: { "a2a-version": "1.0" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { message: { messageId: "x", taskId: "t", role: "ROLE_USER", parts: [{ text: "yes" }] }, id: "t" } }) }).then((r) => console.log(method, r.status), (e) => console.log(method, "error", e.message))'`,
     ].join(' ');
     llm.setPlaybook({
@@ -52,6 +56,7 @@ describeWithSandbox('arbor serve and the agents it runs', () => {
     const results = toolResults(llm.requests.at(-1)?.body).join('\n');
     expect(results).not.toContain(token);
     expect(results).toContain('no-token-file');
+    expect(results).toContain('no-old-token-file');
     expect(results).toMatch(/SendMessage 401/);
     expect(results).toMatch(/GetTask 401/);
   });

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import {
   ClientFactory,
@@ -68,7 +71,13 @@ export async function serveProcess(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ) {
-  const proc = new ArborProcess(['serve', '--listen', '127.0.0.1:0', ...args], options);
+  // The operator token goes to the user's state directory: a fresh one, not the home of whoever
+  // runs the tests.
+  const state = mkdtempSync(join(tmpdir(), 'arbor-state-'));
+  const proc = new ArborProcess(['serve', '--listen', '127.0.0.1:0', ...args], {
+    ...options,
+    env: { ARBOR_STATE_DIR: state, ...options.env },
+  });
   processes.push(proc);
   const [, url = ''] = await proc.waitForStderr(/serving A2A at (\S+)/);
   const token = /operator token \(written to [^)]*\): (\S+)/.exec(proc.stderr)?.[1];

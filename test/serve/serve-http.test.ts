@@ -285,6 +285,32 @@ describe('arbor serve over HTTP (in process)', () => {
     expect(empty.body.error?.message).toMatch(/no text/);
   });
 
+  it.each([
+    ['/a2a/jsonrpc', 'a JSON-RPC error', { jsonrpc: '2.0', id: null, error: { code: -32600 } }],
+    ['/ui/session', 'a JSON error', {}],
+  ])(
+    'refuses a body past `[serve] max_body_bytes` at %s with 413 and %s',
+    async (route, _how, shape) => {
+      const { server } = await serveInProcess(steps({ text: 'x' }), {
+        ...principals,
+        serve: { ...principals.serve, max_body_bytes: 2048 },
+      });
+      const response = await server.fetch(
+        new Request(`${server.url}${route}`, {
+          method: 'POST',
+          body: `{"pad":"${'x'.repeat(4096)}"}`,
+          headers: { authorization: `Bearer ${OPS}`, origin: server.url },
+        }),
+      );
+      expect(response.status).toBe(413);
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(body).toMatchObject(shape);
+      expect(JSON.stringify(body)).toMatch(
+        /at most 2048 bytes \(2 KiB\), `\[serve\] max_body_bytes`, got more/,
+      );
+    },
+  );
+
   it('with no principal configured, makes an operator token, writes it 0600 and takes nothing else', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbor-serve-'));
     const tokenFile = join(dir, 'serve-token');

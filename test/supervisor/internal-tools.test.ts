@@ -12,6 +12,7 @@ import {
   type HumanResponder,
 } from '../../src/supervisor/index.js';
 import { serveInternal, type InternalToolContext } from '../../src/supervisor/internal/index.js';
+import { MEMORY_BOUNDS } from '../../src/tools/index.js';
 import { testPayload } from '../helpers/payloads.js';
 
 function setup(
@@ -96,6 +97,60 @@ describe('memory tools', () => {
     expect(await call('nope.tool', {})).toEqual({
       result: 'The supervisor does not serve a tool named `nope.tool`.',
       is_error: true,
+    });
+  });
+});
+
+describe('the bounds of memory', () => {
+  const KEY = MEMORY_BOUNDS.keyChars;
+  it.each([
+    [
+      'a value past 64 KiB as JSON',
+      'memory.set',
+      { key: 'k', value: 'x'.repeat(MEMORY_BOUNDS.valueBytes) },
+      /`value`: expected a value of at most 65536 bytes as JSON \(64 KiB\), got 65538 bytes; store a summary/,
+    ],
+    [
+      'a value whose UTF-8 is past 64 KiB although its characters are not',
+      'memory.set',
+      { key: 'k', value: 'é'.repeat(MEMORY_BOUNDS.valueBytes / 2) },
+      /got 65538 bytes/,
+    ],
+    ['a key past 512 characters', 'memory.set', { key: 'k'.repeat(KEY + 1), value: 1 }, /`key`/],
+    ['a key past 512 characters to read', 'memory.get', { key: 'k'.repeat(KEY + 1) }, /`key`/],
+    ['a key past 512 characters to delete', 'memory.delete', { key: 'k'.repeat(KEY + 1) }, /`key`/],
+    ['a prefix past 512 characters', 'memory.list', { prefix: 'k'.repeat(KEY + 1) }, /`prefix`/],
+  ])('refuses %s with a tool error naming the field', async (_name, tool, args, message) => {
+    const { call, store } = setup({ value: 0 });
+    const answer = await call(tool, args);
+    expect(answer.is_error).toBe(true);
+    expect(answer.result).toMatch(message);
+    expect(store.memoryList('', 0, 10)).toEqual([]);
+  });
+
+  it('takes a value of exactly 64 KiB as JSON, and a key of 512 characters', async () => {
+    const { call } = setup({ value: 0 });
+    const value = 'x'.repeat(MEMORY_BOUNDS.valueBytes - 2);
+    const key = 'k'.repeat(KEY);
+    expect(await call('memory.set', { key, value })).toMatchObject({ is_error: false });
+    expect(await call('memory.get', { key })).toMatchObject({ result: { found: true, value } });
+  });
+
+  it('holds at most 10,000 entries: a new key is refused, an existing one may change', async () => {
+    const { call, store } = setup({ value: 0 });
+    for (let i = 0; i < MEMORY_BOUNDS.entries; i += 1)
+      store.memorySet({ key: `k${i}`, value: i, updatedAt: 0 });
+    const refused = await call('memory.set', { key: 'one-more', value: 1 });
+    expect(refused).toMatchObject({ is_error: true });
+    expect(refused.result).toMatch(
+      /Memory holds 10000 entries, the most it may: `one-more` was not stored/,
+    );
+    expect(await call('memory.set', { key: 'k7', value: 'changed' })).toMatchObject({
+      is_error: false,
+    });
+    await call('memory.delete', { key: 'k1' });
+    expect(await call('memory.set', { key: 'one-more', value: 1 })).toMatchObject({
+      is_error: false,
     });
   });
 });

@@ -1,18 +1,21 @@
 import type { z } from 'zod';
-import type {
-  MemoryDeleteArgs,
-  MemoryGetArgs,
-  MemoryListArgs,
-  MemorySetArgs,
+import {
+  MEMORY_BOUNDS,
+  type MemoryDeleteArgs,
+  type MemoryGetArgs,
+  type MemoryListArgs,
+  type MemorySetArgs,
 } from '../../tools/index.js';
 import type { RunStore } from '../store-port.js';
-import { ok, type ToolAnswer } from './tool-answer.js';
+import { fail, ok, type ToolAnswer } from './tool-answer.js';
 
 const LIST_LIMIT = 200;
 
 /**
  * Durable memory: a key-value store in the run store, shared by every run that uses it, each entry
- * with an optional time to live. An expired entry reads as absent.
+ * with an optional time to live. An expired entry reads as absent. Keys and values are bounded by
+ * the tools' schemas (`MEMORY_BOUNDS`); the number of entries is bounded here, so no agent can
+ * grow the store without end: a model that hits a bound gets a tool error it can act on.
  */
 export const memoryTools = {
   get(store: RunStore, args: z.infer<typeof MemoryGetArgs>, now: number): ToolAnswer {
@@ -26,6 +29,14 @@ export const memoryTools = {
     });
   },
   set(store: RunStore, args: z.infer<typeof MemorySetArgs>, now: number): ToolAnswer {
+    const limit = MEMORY_BOUNDS.entries;
+    if (
+      store.memoryGet(args.key, now) === undefined &&
+      store.memoryList('', now, limit).length >= limit
+    )
+      return fail(
+        `Memory holds ${limit} entries, the most it may: \`${args.key}\` was not stored. Delete entries you no longer need (memory.delete), or set an existing key.`,
+      );
     store.memorySet({
       key: args.key,
       value: args.value ?? null,

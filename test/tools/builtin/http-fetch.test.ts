@@ -148,6 +148,23 @@ describe('http.fetch under net', () => {
     expect(out.content).toContain(words);
   });
 
+  it.each([
+    ['[::127.0.0.1]', 'an IPv4-compatible address (deprecated; it embeds 127.0.0.1)'],
+    ['[::7f00:1]', 'an IPv4-compatible address (deprecated; it embeds 127.0.0.1)'],
+    ['[0:0:0:0:0:0:127.0.0.1]', 'an IPv4-compatible address (deprecated; it embeds 127.0.0.1)'],
+    ['[::a9fe:a9fe]', 'an IPv4-compatible address (deprecated; it embeds 169.254.169.254)'],
+    ['[::ffff:127.0.0.1]', 'a loopback address'],
+    ['[::ffff:a9fe:a9fe]', 'a link-local address (cloud metadata'],
+    ['[64:ff9b::7f00:1]', 'a NAT64 address'],
+    ['[64:ff9b::a9fe:a9fe]', 'a NAT64 address'],
+  ])('refuses IPv4 written as IPv6, %s, under net = "all"', async (host, words) => {
+    route = { '/hello': (_req, res) => res.end('reached') };
+    const out = await fetcher('all').call('http.fetch', { url: `http://${host}:${port}/hello` });
+    expect(out.isError).toBe(true);
+    expect(out.content).toContain(words);
+    expect(out.content).not.toContain('reached');
+  });
+
   it('checks every redirect again: one to a private address is refused', async () => {
     route = {
       '/go': (_req, res) =>
