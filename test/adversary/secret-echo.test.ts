@@ -37,6 +37,10 @@ const FORBIDDEN = [API_KEY, MCP_TOKEN, OPERATOR_TOKEN, SHAPED].flatMap((secret) 
   secret.slice(-12),
 ]);
 
+function isTask(result: unknown): result is Task {
+  return typeof result === 'object' && result !== null && 'status' in result;
+}
+
 function expectNoSecret(where: string, text: string): void {
   for (const piece of FORBIDDEN) expect(text, `${where} shows ${piece}`).not.toContain(piece);
 }
@@ -195,14 +199,16 @@ describe('a model that echoes the run’s secrets', () => {
     }
   });
 
-  it('gets none of them into an A2A task of `arbor serve`: artifact, status, progress', async () => {
+  it('gets none of them into an A2A task of `arbor serve`: its question, status, artifact and stored task', async () => {
     const { server } = await serveInProcess(
       {
         scripts: [
           {
             steps: [
               {
-                tool_calls: [{ name: 'memory.get', args: { key: `${OPERATOR_TOKEN}/${API_KEY}` } }],
+                tool_calls: [
+                  { name: 'ask_human', args: { question: `Is ${OPERATOR_TOKEN} yours?` } },
+                ],
               },
               { text: `operator ${OPERATOR_TOKEN} key ${API_KEY}`, chunk_chars: 4 },
             ],
@@ -215,23 +221,24 @@ describe('a model that echoes the run’s secrets', () => {
       },
     );
     const client = await sdkClient(server.url, OPERATOR_TOKEN);
-    const updates: StreamResponse[] = [];
-    const stream = client.sendMessageStream(
+    const asked = await client.sendMessage(
       SendMessageRequest.fromJSON({ message: userMessage('Tell me the tokens.') }),
     );
-    for await (const update of stream) updates.push(update);
-    const artifact = updates.flatMap((update) =>
-      update.payload?.$case === 'artifactUpdate' ? [update.payload.value.artifact] : [],
-    )[0];
-    const part = artifact?.parts[0]?.content;
+    if (!isTask(asked)) throw new Error('expected a task');
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const question = asked.status?.message?.parts[0]?.content;
+    expect(question?.$case === 'text' && question.value).toBe('Is [redacted] yours?');
+    expectNoSecret('the question', JSON.stringify(asked));
+    const updates: StreamResponse[] = [];
+    const reply = userMessage('Yes.', { taskId: asked.id, contextId: asked.contextId });
+    for await (const update of client.sendMessageStream(
+      SendMessageRequest.fromJSON({ message: reply }),
+    ))
+      updates.push(update);
+    const stored = await client.getTask(GetTaskRequest.fromJSON({ id: asked.id }));
+    expect(stored.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const part = stored.artifacts[0]?.parts[0]?.content;
     expect(part?.$case === 'text' && part.value).toBe('operator [redacted] key [redacted]');
-    const last = updates.at(-1)?.payload;
-    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(
-      TaskState.TASK_STATE_COMPLETED,
-    );
-    const task = updates.find((update) => update.payload?.$case === 'task')?.payload?.value as
-      Task | undefined;
-    const stored = await client.getTask(GetTaskRequest.fromJSON({ id: task?.id ?? '' }));
     expectNoSecret('the task', JSON.stringify(stored));
     expectNoSecret('the stream', JSON.stringify(updates));
   });
