@@ -182,6 +182,11 @@ export class Supervisor {
     },
   };
 
+  /** The run's secret scrubber, for what a host shows that did not come through the supervisor. */
+  get scrubber(): SecretScrubber {
+    return this.#scrub;
+  }
+
   /** Sends a control frame to a live node; false when it has no live child. */
   send(nodeId: string, frame: ControlFrame): boolean {
     return this.#live.get(nodeId)?.runner?.send(frame) ?? false;
