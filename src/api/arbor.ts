@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MAX_DURATION_MS, parseDuration, resolveGrant } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
-import { ArborError, type Caveats } from '../protocol/index.js';
+import { ArborError, urlSecrets, type Caveats } from '../protocol/index.js';
 import {
   checkRunLog,
   continuedRun,
@@ -53,7 +53,7 @@ export class Arbor {
   readonly #env: NodeJS.ProcessEnv;
   readonly #handles = new Set<Promise<unknown>>();
   /** Files of arbor's own secrets no node may read (`arbor serve`'s token). */
-  #secrets: readonly string[] = [];
+  #secretFiles: readonly string[] = [];
   /** Whether bubblewrap works here and can be trusted, per grant: probed on first need, then kept. */
   readonly #probes = new Map<string, Promise<SandboxSettings>>();
   /** Past and present runs in this store. */
@@ -66,6 +66,8 @@ export class Arbor {
       childCommand: ChildCommand | undefined;
       tracing?: Tracing | undefined;
       fleet?: OpenFleet | undefined;
+      /** Credentials of the host no run may show (`arbor serve`'s tokens). */
+      secrets?: readonly string[];
     },
   ) {
     this.#options = options;
@@ -80,6 +82,10 @@ export class Arbor {
       ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
       ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),
       ...(settings.fleet === undefined ? {} : { fleet: settings.fleet }),
+      secrets: [
+        ...(settings.secrets ?? []),
+        ...(settings.base.fleet === undefined ? [] : urlSecrets(settings.base.fleet.url)),
+      ],
     });
     this.runs = new RunHistory(this.#runtime.store);
   }
@@ -91,7 +97,7 @@ export class Arbor {
   static withSettings(
     settings: OpenSettings,
     env: NodeJS.ProcessEnv,
-    secrets: readonly string[] = [],
+    secrets: { files: readonly string[]; values: readonly string[] } = { files: [], values: [] },
     tools: readonly HostTool[] = [],
     tracing?: Tracing,
     fleet?: OpenFleet,
@@ -101,8 +107,9 @@ export class Arbor {
       childCommand: undefined,
       tracing,
       fleet,
+      secrets: secrets.values,
     });
-    arbor.#secrets = secrets;
+    arbor.#secretFiles = secrets.files;
     return { arbor, store: arbor.#runtime.store };
   }
 
@@ -298,7 +305,7 @@ export class Arbor {
         return probe;
       },
       ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
-      ...(this.#secrets.length === 0 ? {} : { secrets: this.#secrets }),
+      ...(this.#secretFiles.length === 0 ? {} : { secrets: this.#secretFiles }),
     });
     const ts = new Date().toISOString();
     for (const { kind, data } of safety.events)

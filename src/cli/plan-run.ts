@@ -1,5 +1,5 @@
 import { runLogPath, type Plan } from '../plan/index.js';
-import { isArborError, type IntelConfig } from '../protocol/index.js';
+import { isArborError, urlSecrets, type IntelConfig } from '../protocol/index.js';
 import {
   checkRunLog,
   continuedRun,
@@ -154,6 +154,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
     ...(fleet === undefined ? {} : { fleet }),
     storePath: settings.dbPath,
     env,
+    ...(settings.fleet === undefined ? {} : { secrets: urlSecrets(settings.fleet.url) }),
     ...(tracing === undefined ? {} : { tracing }),
   });
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;

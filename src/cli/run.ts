@@ -1,4 +1,4 @@
-import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
+import { isArborError, urlSecrets, type IntelConfig, type Outcome } from '../protocol/index.js';
 import { mintRunId, Runtime, type RunStart, type StartedRun } from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
 import { WarmInput } from './warm-input.js';
@@ -154,6 +154,7 @@ async function runRoot(
     ...(fleet === undefined ? {} : { fleet }),
     storePath: settings.dbPath,
     env,
+    ...(settings.fleet === undefined ? {} : { secrets: urlSecrets(settings.fleet.url) }),
     timing,
     pool: settings.pool,
     ...(tracing === undefined ? {} : { tracing }),

@@ -170,7 +170,12 @@ export {
 } from './primitives.js';
 export { createFrameReader, readFrames } from './read-frames.js';
 export { looksSecret, scrubSecrets } from './scrub-secrets.js';
+export { intelSecrets, payloadSecrets, urlSecrets } from './payload-secrets.js';
+export { MIN_SECRET_LENGTH } from './secret-patterns.js';
+export { OPAQUE_FIELDS, SecretScrubber } from './secret-scrubber.js';
+export { MAX_HELD_CHARS, StreamScrubber } from './stream-scrubber.js';
 export {
+  holdsCredential,
   REDACTED,
   redactFrame,
   redactIntel,

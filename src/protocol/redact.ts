@@ -29,10 +29,14 @@ function isReferenceOnly(value: string): boolean {
   return references !== null && SCHEME_ONLY.test(value.replace(SECRET_REFERENCE, ''));
 }
 
+/** Is this header or variable a credential: by its name, or by the shape of its value? */
+export function holdsCredential(name: string, value: string): boolean {
+  if (isReferenceOnly(value)) return false;
+  return SECRET_NAME.test(name) || SECRET_VALUE.test(value.trim());
+}
+
 function redactValue(name: string, value: string): string {
-  if (isReferenceOnly(value)) return value;
-  if (SECRET_NAME.test(name) || SECRET_VALUE.test(value.trim())) return REDACTED;
-  return value;
+  return holdsCredential(name, value) ? REDACTED : value;
 }
 
 /** Redacts the credential values of a header or environment map, keeping the names. */

@@ -112,7 +112,8 @@ export function leafDispatcher(
         protect: [...options.planNode.payload.protected_paths, ...protect],
         signal,
       });
-      if (gate !== undefined) return gate;
+      // A failed check's output is shown (the report, the run-log): it may print a secret.
+      if (gate !== undefined) return options.supervisor.scrubber.deep(gate);
     }
     const artifact = await options.worktrees?.commit(leaf.id, cwd);
     return {

@@ -1,7 +1,9 @@
 import { completeRequest, meetGrant } from '../authority/index.js';
 import {
   CaveatsSchema,
+  intelSecrets,
   replayTranscript,
+  SecretScrubber,
   turnAnnounced,
   type Caveats,
   type IntelConfig,
@@ -31,6 +33,10 @@ import { mintRunId } from './run-id.js';
 import { planResume, resumedLimits, type ResumePlan } from './resume-plan.js';
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
+import { hostSecrets } from './host-secrets.js';
+import { rootTemplate } from './root-template.js';
+
+export { rootTemplate };
 
 /** How long closing a runtime waits for its last spans to be exported. */
 const TRACE_FLUSH_MS = 2000;
@@ -58,6 +64,11 @@ export interface RuntimeOptions {
    * it starts none until a run asks for a child, then keeps as many as were asked for lately.
    */
   pool?: number;
+  /**
+   * Credentials of the host that no run may show, besides the fleet key and `ARBOR_REDIS_URL`'s
+   * password (always taken from `env`): `arbor serve`'s tokens, a configured Redis URL's password.
+   */
+  secrets?: readonly string[];
 }
 
 /** What starting a run takes, all of it validated. */
@@ -110,9 +121,12 @@ export class Runtime {
   readonly #traces = new WeakMap<Supervisor, { trace: RunTrace; runId: string }>();
   #closed = false;
   readonly #pool: ChildPool | undefined;
+  /** The host's credentials, which every run's scrubber starts with. */
+  readonly #secrets: readonly string[];
 
   constructor(options: RuntimeOptions) {
     this.#options = options;
+    this.#secrets = [...hostSecrets(options.env), ...(options.secrets ?? [])];
     this.#timing = options.timing ?? timingFromEnv(options.env);
     this.store = new SqliteStore(options.storePath);
     this.#pool =
@@ -158,6 +172,8 @@ export class Runtime {
     const supervisor: Supervisor = new Supervisor({
       runId,
       store: this.store,
+      // Every way the run goes out passes it; each minted payload adds its own credentials.
+      scrubber: new SecretScrubber([...this.#secrets, ...intelSecrets(start.intelligence)]),
       timing: this.#timing,
       env: this.#options.env,
       ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
@@ -363,25 +379,6 @@ export class Runtime {
     // The last spans go out, within a bound: a collector that is down does not hold the exit.
     await this.#options.tracing?.shutdown(TRACE_FLUSH_MS);
   }
-}
-
-/** The root payload of a run. */
-export function rootTemplate(start: RunStart): RootTemplate {
-  const { config } = start;
-  return {
-    instruction: config.instruction,
-    intelligence: start.intelligence,
-    limits: {
-      max_steps: config.maxSteps,
-      ...(config.deadlineMs === undefined ? {} : { deadline_ms: config.deadlineMs }),
-      max_depth: config.maxDepth,
-    },
-    warm: config.warm,
-    caveats: config.grant,
-    mcp_servers: config.mcpServers,
-    a2a_peers: config.a2aPeers ?? [],
-    ...start.safety.template,
-  };
 }
 
 /**

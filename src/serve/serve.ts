@@ -12,6 +12,7 @@ import { agentCard } from './agent-card.js';
 import { httpApp } from './http-app.js';
 import { IntelReadiness } from './intel-readiness.js';
 import { Principals } from './principals.js';
+import { serveSecrets } from './serve-secrets.js';
 import { ServeMetrics } from './serve-metrics.js';
 import { TaskService } from './task-service.js';
 import { ResourceWatch } from './resource-watch.js';
@@ -86,7 +87,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { arbor, store } = Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
-    principals.generated?.file === undefined ? [] : [principals.generated.file],
+    {
+      files: principals.generated?.file === undefined ? [] : [principals.generated.file],
+      values: serveSecrets(table, options.env, principals.generated?.token),
+    },
     scheduleTools(scheduling),
     tracing,
     fleet,

@@ -3,6 +3,7 @@ import {
   outcomeOf,
   type AgentFrame,
   type Outcome,
+  type SecretScrubber,
   type TerminalStatus,
   type TurnResult,
 } from '../protocol/index.js';
@@ -30,6 +31,18 @@ export interface ChildEnd {
    * violation limit, which were dropped unread. Absent when it made none.
    */
   protocol?: { violations: number; dropped: number };
+}
+
+/** An end with its outcome, error message and turn scrubbed: how it is recorded and passed on. */
+export function scrubbedEnd(end: ChildEnd, scrub: SecretScrubber): ChildEnd {
+  return {
+    ...end,
+    outcome: scrub.deep(end.outcome),
+    ...(end.error === undefined
+      ? {}
+      : { error: { ...end.error, message: scrub.text(end.error.message) } }),
+    ...(end.turn === undefined ? {} : { turn: scrub.deep(end.turn) }),
+  };
 }
 
 /** What a terminal frame says, before the process has exited. */

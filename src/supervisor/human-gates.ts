@@ -1,3 +1,4 @@
+import type { SecretScrubber } from '../protocol/index.js';
 import type { CarriedGates } from './carried-gates.js';
 import { killPoint } from './kill-points.js';
 import type { GateRecord, RunStore } from './store-port.js';
@@ -112,6 +113,7 @@ export class HumanGates {
   readonly #responder: HumanResponder;
   readonly #events: GateEvents | undefined;
   readonly #now: () => number;
+  readonly #scrub: SecretScrubber | undefined;
   readonly #carried: CarriedGates | undefined;
   #next: number;
 
@@ -121,6 +123,8 @@ export class HumanGates {
     responder: HumanResponder;
     events?: GateEvents;
     now?: () => number;
+    /** The run's secret scrubber: a question and what it shows are stored and shown scrubbed. */
+    scrub?: SecretScrubber;
     /** A resumed run's gates: those carried over, and the number its next new gate takes. */
     resumed?: { carried: CarriedGates; next: number };
   }) {
@@ -129,6 +133,7 @@ export class HumanGates {
     this.#responder = options.responder;
     this.#events = options.events;
     this.#now = options.now ?? (() => Date.now());
+    this.#scrub = options.scrub;
     this.#carried = options.resumed?.carried;
     this.#next = options.resumed?.next ?? 1;
   }
@@ -139,6 +144,8 @@ export class HumanGates {
     payload: Record<string, unknown>,
     options: { signal: AbortSignal; timeoutMs?: number },
   ): Promise<HumanAnswer> {
+    question = this.#scrub?.text(question) ?? question;
+    payload = this.#scrub?.deep(payload) ?? payload;
     const carried = this.#carried?.claim(nodeId, question);
     if (carried?.status === 'answered' && carried.answer !== undefined) {
       // Answered while the run lay dead: the answer stands, and nobody is asked again.

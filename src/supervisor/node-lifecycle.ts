@@ -1,19 +1,22 @@
 import { addUsage } from '../loop/index.js';
 import {
+  outcomeOf,
   TRANSCRIPT_EVENT,
   TrajectoryEventSchema,
   type AgentFrame,
   type ControlFrame,
+  type SecretScrubber,
   type SpawnPayload,
   type Usage,
 } from '../protocol/index.js';
 import type { CallerKind } from '../tools/index.js';
-import type { ChildEnd } from './child-end.js';
+import { scrubbedEnd, type ChildEnd } from './child-end.js';
 import { childEnv } from './child-entry.js';
 import type { ChildLauncher } from './child-launcher.js';
 import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
+import { NodeDeltas } from './node-deltas.js';
 import { NodeRunner } from './node-runner.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
@@ -47,6 +50,8 @@ export interface NodeEnvironment {
   launcher: ChildLauncher;
   /** Gated and routed tools: worked out before the child starts, served while it runs. */
   gate: ToolGate;
+  /** The run's secret scrubber: what the node streams, reports and ends with passes it. */
+  scrub: SecretScrubber;
   now: () => number;
 }
 
@@ -55,9 +60,9 @@ export interface NodeEnvironment {
  * only implementation; every call comes from one node's lifecycle, on that node's behalf.
  */
 export interface NodeOwner {
-  /** An event of the node, recorded in the store and passed to observers. */
+  /** An event of the node, scrubbed, recorded in the store and passed to observers. */
   record(node: TreeNode, kind: string, fields: Record<string, unknown>): void;
-  /** Passed to observers only (a streamed `text.delta`, a usage report). */
+  /** Passed to observers only, as it is (a streamed `text.delta` scrubbed here, a usage report). */
   emit(event: SupervisorEvent): void;
   setStatus(node: TreeNode, status: TreeNode['status']): void;
   /** A usage frame arrived (after the node's own totals were updated). */
@@ -89,11 +94,21 @@ export class NodeLifecycle {
   readonly #owner: NodeOwner;
   readonly #live: LiveNode;
   #transcript: TranscriptRecord | undefined;
+  /** The node's streamed answer, scrubbed on its way to watchers. */
+  readonly #deltas: NodeDeltas;
 
   constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
     this.#env = env;
     this.#owner = owner;
     this.#live = live;
+    this.#deltas = new NodeDeltas(env.scrub, (fields) => {
+      owner.emit({
+        type: 'event',
+        nodeId: live.node.id,
+        kind: 'text.delta',
+        fields: { ...fields },
+      });
+    });
   }
 
   /** Starts the node. Resolves nothing: its end reaches `NodeOwner.ended` (and `live.ended()`). */
@@ -108,7 +123,7 @@ export class NodeLifecycle {
         transcript_messages: payload.resume?.transcript.length ?? 0,
       });
     } else {
-      store.createNode(nodeRecord(runId, node, payload, provider, 'spawning'));
+      store.createNode(nodeRecord(runId, node, payload, provider, 'spawning', this.#env.scrub));
       this.#owner.record(node, 'node.spawned', {
         mode: this.#live.mode,
         provider,
@@ -136,14 +151,7 @@ export class NodeLifecycle {
         const reason = error instanceof Error ? error.message : String(error);
         const code = (error as { code?: unknown }).code;
         this.#finish({
-          outcome: {
-            status: 'failed',
-            partial: true,
-            result: null,
-            reason,
-            scheduled: [],
-            subscriptions: [],
-          },
+          outcome: outcomeOf('failed', null, reason),
           via: 'failed',
           error: { message: reason, ...(typeof code === 'string' ? { code } : {}) },
           exit: { code: null, signal: null },
@@ -246,15 +254,10 @@ export class NodeLifecycle {
       },
       (error: unknown) => {
         live.spawnError = error instanceof Error ? error : new Error(String(error));
+        // It is shown (`arbor run` prints why the root could not start) and may quote stderr.
+        live.spawnError.message = env.scrub.text(live.spawnError.message);
         this.#finish({
-          outcome: {
-            status: 'crashed',
-            partial: true,
-            result: null,
-            reason: live.spawnError.message,
-            scheduled: [],
-            subscriptions: [],
-          },
+          outcome: outcomeOf('crashed', null, live.spawnError.message),
           via: 'synthetic',
           exit: { code: null, signal: null },
         });
@@ -274,15 +277,19 @@ export class NodeLifecycle {
           this.#recordTranscript(frame.fields);
           break;
         }
+        // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
+        if (frame.event === 'text.delta') {
+          this.#deltas.push(frame.fields);
+          break;
+        }
+        // The step's streamed text has ended: what the scrubber held back goes out first.
+        this.#deltas.end(frame.event === 'text.reset');
         if (frame.event === 'loop.step') node.steps += 1;
         if (frame.event === 'trajectory') {
           const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
-          if (trajectory.success) node.trajectory = trajectory.data;
+          if (trajectory.success) node.trajectory = this.#env.scrub.deep(trajectory.data);
         }
-        // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
-        if (frame.event === 'text.delta')
-          owner.emit({ type: 'event', nodeId: node.id, kind: frame.event, fields: frame.fields });
-        else owner.record(node, frame.event, frame.fields);
+        owner.record(node, frame.event, frame.fields);
         if (frame.event === 'model.call') killPoint('model-call', store);
         break;
       case 'usage': {
@@ -297,13 +304,16 @@ export class NodeLifecycle {
         owner.usage(live, usage);
         break;
       }
-      case 'turn':
-        live.recordTurn(frame.outcome);
-        store.updateNode(runId, node.id, { outcome: frame.outcome });
-        owner.record(node, 'turn', { status: frame.outcome.status });
-        owner.emit({ type: 'turn', nodeId: node.id, outcome: frame.outcome });
-        store.appendTranscript(runId, node.id, this.#env.now(), this.#record().turn(frame.outcome));
+      case 'turn': {
+        this.#deltas.end(false);
+        const outcome = this.#env.scrub.deep(frame.outcome);
+        live.recordTurn(outcome);
+        store.updateNode(runId, node.id, { outcome });
+        owner.record(node, 'turn', { status: outcome.status });
+        owner.emit({ type: 'turn', nodeId: node.id, outcome });
+        store.appendTranscript(runId, node.id, this.#env.now(), this.#record().turn(outcome));
         break;
+      }
       case 'intel_health':
         owner.record(node, 'intel.health', {
           all_down: frame.all_down,
@@ -328,9 +338,9 @@ export class NodeLifecycle {
     }
   }
 
-  /** How the node's transcript is recorded: made on first use, with the node's own secrets. */
+  /** How the node's transcript is recorded: made on first use, with the run's scrubber. */
   #record(): TranscriptRecord {
-    this.#transcript ??= new TranscriptRecord(this.#live.payload);
+    this.#transcript ??= new TranscriptRecord(this.#env.scrub);
     return this.#transcript;
   }
 
@@ -357,8 +367,13 @@ export class NodeLifecycle {
     );
   }
 
-  /** The end, whatever caused it: recorded once, then handed to the owner. */
-  #finish(end: ChildEnd): void {
+  /**
+   * The end, whatever caused it: recorded once, then handed to the owner. Its outcome and error
+   * are scrubbed here, once, for every way they go on: the store, the parent, the run's answer.
+   */
+  #finish(ended: ChildEnd): void {
+    this.#deltas.end(false);
+    const end = scrubbedEnd(ended, this.#env.scrub);
     const live = this.#live;
     const { node } = live;
     const { store, runId } = this.#env;

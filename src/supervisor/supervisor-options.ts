@@ -1,4 +1,10 @@
-import type { Outcome, SpawnPayload, SpawnPayloadInput, Usage } from '../protocol/index.js';
+import type {
+  Outcome,
+  SecretScrubber,
+  SpawnPayload,
+  SpawnPayloadInput,
+  Usage,
+} from '../protocol/index.js';
 import type { HostTool, PolicyRule } from '../tools/index.js';
 import type { BudgetSettings } from './budget/index.js';
 import type { ChildEnd } from './child-end.js';
@@ -52,6 +58,13 @@ export interface SupervisorOptions {
   hostTools?: readonly HostTool[];
   /** How a child process is started (default: arbor's own child under this Node binary). */
   childCommand?: ChildCommand;
+  /**
+   * The run's secret scrubber, with the credentials of the host (serve tokens, the fleet key, a
+   * Redis password) and of the run's intelligence; every payload minted adds its own. Every event,
+   * outcome, record and streamed delta passes it. Default: credential shapes and minted payloads'
+   * secrets only.
+   */
+  scrubber?: SecretScrubber;
   /** Continue an interrupted run from its records instead of starting a new tree. */
   resume?: ResumeState;
   onEvent?(event: SupervisorEvent): void;

@@ -1,7 +1,8 @@
-import { ARBOR_VERSION } from '../protocol/index.js';
+import { ARBOR_VERSION, type SecretScrubber } from '../protocol/index.js';
 import { Budget } from './budget/index.js';
 import { ChildLauncher } from './child-launcher.js';
 import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
+import type { RecordEvent } from './event-sink.js';
 import type { LiveNode } from './live-node.js';
 import type { NodeEnvironment } from './node-lifecycle.js';
 import { ResumedRun } from './resumed-run.js';
@@ -26,7 +27,9 @@ export interface SupervisorParts {
 export interface PartsHost {
   tree: Tree;
   now: () => number;
-  record: (nodeId: string | undefined, kind: string, fields: Record<string, unknown>) => void;
+  /** The run's secret scrubber. */
+  scrub: SecretScrubber;
+  record: RecordEvent;
   /** The caller's children still running. */
   running: (caller: LiveNode) => LiveNode[];
   /** A node's display changed. */
@@ -38,7 +41,7 @@ export interface PartsHost {
  * `host.tree` first, and the gates open at the crash are carried over.
  */
 export function supervisorParts(options: SupervisorOptions, host: PartsHost): SupervisorParts {
-  const { now, record } = host;
+  const { now, record, scrub } = host;
   const budget = new Budget(
     options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
     options.store,
@@ -54,6 +57,7 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
     runId: options.runId,
     responder: options.humans ?? failResponder,
     now,
+    scrub,
     events: recordedGateEvents(record),
     ...(resumed === undefined ? {} : { resumed: resumed.gates() }),
   });
@@ -96,6 +100,7 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
       },
     }),
     gate,
+    scrub,
     now,
   };
   return { budget, resumed, humans, gate, door, environment };

@@ -1,5 +1,8 @@
 import {
   ArborError,
+  intelSecrets,
+  payloadSecrets,
+  SecretScrubber,
   type ControlFrame,
   type IntelConfig,
   type SpawnPayload,
@@ -10,6 +13,7 @@ import {
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
+import { eventSink, type RecordEvent } from './event-sink.js';
 import { childTemplate, type ChildPlacement } from './child-template.js';
 import type { HumanGates } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
@@ -51,29 +55,20 @@ export class Supervisor {
   /** The records of the interrupted run this supervisor continues, if it does. */
   readonly #resumed: ResumedRun | undefined;
   #drained = false;
-
-  /** Records an event of the run, on a node or (no id) the run itself, and reports it. */
-  readonly #record = (
-    nodeId: string | undefined,
-    kind: string,
-    fields: Record<string, unknown>,
-  ): void => {
-    this.#options.store.appendEvent({
-      runId: this.#options.runId,
-      ...(nodeId === undefined ? {} : { nodeId }),
-      ts: this.#now(),
-      kind,
-      data: fields,
-    });
-    if (nodeId !== undefined) this.#options.onEvent?.({ type: 'event', nodeId, kind, fields });
-  };
+  /** The run's one secret scrubber: it learns each node's credentials as the node is minted. */
+  readonly #scrub: SecretScrubber;
+  /** Records an event of the run (scrubbed), on a node or (no id) the run itself, and reports it. */
+  readonly #record: RecordEvent;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
+    this.#scrub = options.scrubber ?? new SecretScrubber();
+    this.#record = eventSink({ ...options, scrub: this.#scrub, now: this.#now });
     const parts = supervisorParts(options, {
       tree: this.tree,
       now: this.#now,
+      scrub: this.#scrub,
       record: this.#record,
       running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
@@ -182,8 +177,15 @@ export class Supervisor {
     setStatus: (node, status) => {
       this.#owner.setStatus(node, status);
     },
-    record: this.#record,
+    record: (nodeId, kind, fields) => {
+      this.#record(nodeId, kind, fields);
+    },
   };
+
+  /** The run's secret scrubber, for what a host shows that did not come through the supervisor. */
+  get scrubber(): SecretScrubber {
+    return this.#scrub;
+  }
 
   /** Sends a control frame to a live node; false when it has no live child. */
   send(nodeId: string, frame: ControlFrame): boolean {
@@ -215,6 +217,7 @@ export class Supervisor {
 
   /** Hot-swaps the intelligence of every live node at its next turn boundary. */
   swapIntel(intelligence: IntelConfig, policy: SwapPolicy): void {
+    this.#scrub.add(intelSecrets(intelligence));
     for (const live of this.#live.values()) {
       if (live.runner?.send({ type: 'swap_intel', intelligence, policy }) === true) {
         this.#record(live.node.id, 'intel.swap', {
@@ -246,12 +249,13 @@ export class Supervisor {
     // A resumed plan's node is its recorded one: its leaves are matched to their records.
     const { node, payload } = resuming ? this.#resumeRoot(template) : this.#mintRoot(template);
     const live = new LiveNode(node, payload, 'plan', 'spawn');
+    this.#scrub.add(payloadSecrets(payload));
     this.#all.set(node.id, live);
     if (resuming)
       this.#options.store.updateNode(this.#options.runId, node.id, { status: 'running' });
     else
       this.#options.store.createNode(
-        nodeRecord(this.#options.runId, node, payload, 'plan', 'running'),
+        nodeRecord(this.#options.runId, node, payload, 'plan', 'running', this.#scrub),
       );
     node.status = 'running';
     this.#options.onEvent?.({ type: 'node', node });
@@ -285,7 +289,8 @@ export class Supervisor {
     history: TranscriptMessage[] = [],
     placement: ChildPlacement = {},
   ): Promise<{ ok: true; child: LiveNode } | { ok: false; reason: string }> {
-    const reattach = this.#resumed?.claim(caller.node.id, args.instruction);
+    // Recorded instructions are scrubbed: the new one is compared as it would be recorded.
+    const reattach = this.#resumed?.claim(caller.node.id, this.#scrub.text(args.instruction));
     // Finished before the crash: its recorded result stands, and it is not run again.
     if (reattach?.kind === 'ended')
       return { ok: true, child: standEnded(this.#resumeHost, reattach, args.mode ?? 'sync') };
@@ -309,7 +314,11 @@ export class Supervisor {
   ): LiveNode {
     const node =
       reattach === undefined
-        ? this.tree.mintChild(caller.node.id, decision.payload.instruction, this.#now())
+        ? this.tree.mintChild(
+            caller.node.id,
+            this.#scrub.text(decision.payload.instruction),
+            this.#now(),
+          )
         : this.tree.require(reattach.record.id);
     const template = childTemplate(
       decision,
@@ -335,7 +344,7 @@ export class Supervisor {
 
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
   #mintRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
-    const node = this.tree.mintRoot(template.instruction, this.#now());
+    const node = this.tree.mintRoot(this.#scrub.text(template.instruction), this.#now());
     const payload = mintPayload(this.#options.runId, node, template);
     this.#openRoot(node, payload);
     return { node, payload };
@@ -357,6 +366,8 @@ export class Supervisor {
     resumed?: ResumedRun,
   ): LiveNode {
     const live = new LiveNode(node, payload, mode, placeNode(provider, cwd, this.#options));
+    // Whatever the node's child may echo of its credentials is scrubbed from now on.
+    this.#scrub.add(payloadSecrets(payload));
     live.cwd = cwd;
     live.resumed = resumed !== undefined;
     this.#live.set(node.id, live);

@@ -55,7 +55,7 @@ export function anthropicStreamEvents(answer: ScriptedAnswer): string[] {
   let index = 0;
   if (answer.text !== '') {
     events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-    for (const piece of textChunks(answer.text)) {
+    for (const piece of textChunks(answer.text, answer.chunkChars)) {
       events.push(
         event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }),
       );

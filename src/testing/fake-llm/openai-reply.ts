@@ -67,7 +67,8 @@ export function openAiStreamEvents(answer: ScriptedAnswer, includeUsage: boolean
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
   const chunks: OpenAiChunk[] = [chunk({ role: 'assistant', content: '' })];
-  for (const piece of textChunks(answer.text)) chunks.push(chunk({ content: piece }));
+  for (const piece of textChunks(answer.text, answer.chunkChars))
+    chunks.push(chunk({ content: piece }));
   answer.toolCalls.forEach((call, index) => {
     chunks.push(
       chunk({

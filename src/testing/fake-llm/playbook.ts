@@ -60,6 +60,11 @@ export const StepSchema = z
     tool_calls: z.array(ScriptedToolCallSchema).optional(),
     usage: z.strictObject({ input_tokens: CountSchema, output_tokens: CountSchema }).optional(),
     delay_ms: CountSchema.optional(),
+    /**
+     * Stream the text in pieces of this many characters, not a word at a time: a word (a key the
+     * model echoes) then spans several deltas.
+     */
+    chunk_chars: z.number().int().positive().optional(),
     /** Applies to every request that lands on this step. */
     fault: FaultSchema.optional(),
     /** Used up in order by successive requests landing on this step; then the step answers. */

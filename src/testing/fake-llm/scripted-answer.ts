@@ -8,6 +8,8 @@ export interface ScriptedAnswer {
   seq: number;
   model: string;
   text: string;
+  /** Stream the text in pieces of this many characters (absent: a word at a time). */
+  chunkChars?: number;
   toolCalls: { id: string; name: string; args: Record<string, unknown> }[];
   usage: { input_tokens: number; output_tokens: number };
 }
@@ -36,6 +38,7 @@ export function scriptedAnswer(
     seq,
     model: request.model,
     text,
+    ...(step.chunk_chars === undefined ? {} : { chunkChars: step.chunk_chars }),
     toolCalls,
     usage: step.usage ?? {
       input_tokens: Math.ceil(requestChars / CHARS_PER_TOKEN),
@@ -44,9 +47,15 @@ export function scriptedAnswer(
   };
 }
 
-/** Splits text the way a model streams it: a word and its trailing space at a time. */
-export function textChunks(text: string): string[] {
-  return text.match(/\s*\S+\s*|\s+/g) ?? [];
+/**
+ * Splits text the way a model streams it: a word and its trailing space at a time, or pieces of
+ * `chunkChars` characters (which may cut a word anywhere).
+ */
+export function textChunks(text: string, chunkChars?: number): string[] {
+  if (chunkChars === undefined) return text.match(/\s*\S+\s*|\s+/g) ?? [];
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += chunkChars) out.push(text.slice(at, at + chunkChars));
+  return out;
 }
 
 /** Splits tool arguments into two pieces, so clients must join argument deltas. */

@@ -1,0 +1,86 @@
+import { SecretMatcher } from './secret-matcher.js';
+import { StreamScrubber } from './stream-scrubber.js';
+
+/**
+ * Keys of opaque provider data: what a provider gives back and must be sent again byte for byte
+ * (a thinking block's `signature`, a `redacted_thinking` block's `data`, encrypted reasoning's
+ * `encrypted_content`). Rewriting one would break the next call, so `deep` leaves them alone where
+ * its caller says the object is the provider's (a transcript message's own fields, never a tool's
+ * arguments, which the model writes). No event, outcome or view carries these fields.
+ */
+export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
+  'signature',
+  'encrypted_content',
+  'redacted_thinking',
+]);
+
+/**
+ * The one secret scrubber: everything arbor stores, logs, streams, exports or prints passes it.
+ * It replaces every value of the run's own secrets (API keys, header tokens, MCP credentials, the
+ * serve and fleet tokens: each at least 8 characters long) and anything shaped like a credential,
+ * whoever's it is, with `[redacted]`. `text` for a string, `deep` for a JSON value, `stream` for
+ * text that arrives in chunks. Secrets learnt while the run goes on (a child's payload, a swapped
+ * intelligence) are `add`ed and apply from then on.
+ */
+export class SecretScrubber {
+  readonly #values = new Set<string>();
+  #matcher: SecretMatcher;
+
+  constructor(values: Iterable<string> = []) {
+    for (const value of values) this.#values.add(value);
+    this.#matcher = new SecretMatcher(this.#values);
+  }
+
+  /** Adds secret values; the search is built again only when one of them is new. */
+  add(values: Iterable<string>): this {
+    const before = this.#values.size;
+    for (const value of values) this.#values.add(value);
+    if (this.#values.size !== before) this.#matcher = new SecretMatcher(this.#values);
+    return this;
+  }
+
+  /** `text` with every secret in it replaced (the same string when it holds none). */
+  text(text: string): string {
+    return this.#matcher.replace(text, 0, text.length);
+  }
+
+  /**
+   * A JSON value with every string in it scrubbed, object keys included (a model may put a key in
+   * a key). `opaque` names keys of `value`'s own top level that are kept as they are (see
+   * `OPAQUE_FIELDS`). Parts that hold no secret are returned as they were, not copied.
+   */
+  deep<T>(value: T, opaque?: ReadonlySet<string>): T {
+    return this.#deep(value, opaque) as T;
+  }
+
+  /** A scrubber for one text that arrives in chunks (see `StreamScrubber`). */
+  stream(): StreamScrubber {
+    return new StreamScrubber(() => this.#matcher);
+  }
+
+  #deep(value: unknown, opaque?: ReadonlySet<string>): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) {
+      const items = value as readonly unknown[];
+      const out = items.map((item) => this.#deep(item));
+      return out.some((item, index) => item !== items[index]) ? out : value;
+    }
+    if (typeof value !== 'object' || value === null) return value;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const kept = opaque?.has(key) === true;
+      const name = kept ? key : this.text(key);
+      const scrubbed = kept ? item : this.#deep(item);
+      changed ||= name !== key || scrubbed !== item;
+      // Defined, not assigned: a `__proto__` key stays a key and never becomes the prototype.
+      Object.defineProperty(out, name, {
+        value: scrubbed,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return changed ? out : value;
+  }
+}
