@@ -9,8 +9,10 @@ import { ArborError, type Scope } from '../protocol/index.js';
  * stands for itself and everything under it, compared whole component by whole component after
  * lexical normalization, so `/ws/../etc/passwd` and the sibling `/ws-secret` are not inside `/ws`.
  *
- * Lexical checks cannot see symlinks: a tool that opens a file must also call `resolveInside`,
- * which resolves the real path, and then open the path it returns.
+ * Lexical checks cannot see symlinks. The file tools do not resolve a path and then open it by
+ * name (a swapped link would win that race): they walk it through directory descriptors and judge
+ * each real path as they open it (`tools/builtin/safe-walk.ts`). `resolveReal` remains for paths
+ * resolved once when a run starts, such as the protected paths.
  */
 
 export interface PathContext {
