@@ -25,8 +25,7 @@ import type { RunStore } from './store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
-import { TranscriptRecord } from './transcript-record.js';
-import { TranscriptParts } from './transcript-parts.js';
+import { NodeTranscript } from './node-transcript.js';
 import { killPoint } from './kill-points.js';
 import type { SupervisorEvent } from './supervisor-options.js';
 
@@ -93,7 +92,8 @@ export class NodeLifecycle {
   readonly #env: NodeEnvironment;
   readonly #owner: NodeOwner;
   readonly #live: LiveNode;
-  #transcript: TranscriptRecord | undefined;
+  /** The node's transcript on its way into the store (made on first use). */
+  #transcript: NodeTranscript | undefined;
   /** The node's streamed answer, scrubbed on its way to watchers. */
   readonly #deltas: NodeDeltas;
 
@@ -274,7 +274,7 @@ export class NodeLifecycle {
     switch (frame.type) {
       case 'event':
         if (frame.event === TRANSCRIPT_EVENT) {
-          this.#recordTranscript(frame.fields);
+          this.#recordTranscript().take(frame.fields);
           break;
         }
         // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
@@ -311,7 +311,7 @@ export class NodeLifecycle {
         store.updateNode(runId, node.id, { outcome });
         owner.record(node, 'turn', { status: outcome.status });
         owner.emit({ type: 'turn', nodeId: node.id, outcome });
-        store.appendTranscript(runId, node.id, this.#env.now(), this.#record().turn(outcome));
+        this.#recordTranscript().turn(outcome);
         break;
       }
       case 'intel_health':
@@ -338,33 +338,19 @@ export class NodeLifecycle {
     }
   }
 
-  /** How the node's transcript is recorded: made on first use, with the run's scrubber. */
-  #record(): TranscriptRecord {
-    this.#transcript ??= new TranscriptRecord(this.#env.scrub);
-    return this.#transcript;
-  }
-
-  /** Entries the child sends in pieces, put back together (made on first use). */
-  #parts: TranscriptParts | undefined;
-
-  /** A change of the node's transcript: stored, never shown (it is what a resume continues). */
-  #recordTranscript(sent: unknown): void {
+  #recordTranscript(): NodeTranscript {
     const { node } = this.#live;
-    this.#parts ??= new TranscriptParts((reason) => {
-      this.#owner.record(node, 'transcript.invalid', { reason });
+    this.#transcript ??= new NodeTranscript({
+      store: this.#env.store,
+      runId: this.#env.runId,
+      nodeId: node.id,
+      scrub: this.#env.scrub,
+      now: this.#env.now,
+      invalid: (reason) => {
+        this.#owner.record(node, 'transcript.invalid', { reason });
+      },
     });
-    const fields = this.#parts.take(sent);
-    if (fields === undefined) return;
-    const read = this.#record().read(fields);
-    if ('invalid' in read) {
-      this.#owner.record(node, 'transcript.invalid', { reason: read.invalid });
-      return;
-    }
-    this.#env.store.appendTranscript(this.#env.runId, node.id, this.#env.now(), read.entry);
-    killPoint(
-      read.entry.op === 'append' && read.entry.message.role === 'tool' ? 'tool-result' : undefined,
-      this.#env.store,
-    );
+    return this.#transcript;
   }
 
   /**
