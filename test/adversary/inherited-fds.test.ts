@@ -83,7 +83,7 @@ describeWithSandbox('descriptors `arbor run` inherited, from a sandboxed command
 });
 
 describe.runIf(process.platform === 'linux')(
-  'descriptors the supervisor inherited, in an agent child',
+  'descriptors the supervisor inherited, in the processes it starts',
   () => {
     it('are not held by a child started through the supervisor', async () => {
       const files = plant();
@@ -95,6 +95,19 @@ describe.runIf(process.platform === 'linux')(
       const fds = child.fds as Record<string, string>;
       expect(Object.keys(fds)).toEqual(expect.arrayContaining(['0', '1', '2']));
       for (const target of Object.values(fds)) expect(target).not.toContain(files.dir);
+    });
+
+    it('do not reach an MCP stdio server it starts', async () => {
+      const files = plant();
+      const server = await runSubject(files.fds, [
+        'mcp',
+        `ls -l /proc/self/fd >&2; cat /proc/self/fd/${SECRET_FD} >&2; echo pwned > /proc/self/fd/${LOG_FD}`,
+      ]);
+      expect(server.pid).toEqual(expect.any(Number));
+      expect(server.output).toMatch(new RegExp(` ${SECRET_FD} -> /dev/null`));
+      expect(server.output).not.toContain(SECRET);
+      expect(server.output).not.toContain(files.dir);
+      expect(files.log()).toBe('');
     });
   },
 );
