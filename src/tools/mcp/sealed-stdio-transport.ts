@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { withSealedStdio } from '../sandbox/index.js';
 
+/** The server to spawn, as the SDK's `StdioServerParameters` name it (the options arbor uses). */
 export interface SealedStdioParams {
   command: string;
   args?: readonly string[] | undefined;

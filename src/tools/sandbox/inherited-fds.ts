@@ -84,9 +84,12 @@ export function sealStdio(
  * `/dev/null` handle is closed when it has. The stdio it gets is typed as `base`, so `spawn`'s
  * overloads still see arbor's own slots; the slots added past them yield no streams.
  *
- * A descriptor near the process's open-file limit cannot be covered (libuv moves the source above
- * the slot count first): the spawn then fails with `EINVAL`, it never runs with the descriptor.
- * Where there is no `/proc` (macOS), `stdio` is `base` unchanged.
+ * The listing is taken just before `start`, synchronously: a descriptor another thread opens
+ * without close-on-exec in between (a host's native add-on) is not covered. One far up costs a
+ * slot per number, which Node and libuv walk: a spawn past fd 20,000 took 3 ms longer here. One
+ * within a few numbers of the open-file limit cannot be covered (libuv first moves the `/dev/null`
+ * source above the slot count): the spawn fails (`EINVAL`, thrown, or `EMFILE`, emitted), it never
+ * runs with the descriptor. Where there is no `/proc` (macOS), `stdio` is `base` unchanged.
  */
 export function withSealedStdio<S extends [] | StdioSlot[], T>(base: S, start: (stdio: S) => T): T {
   const fds = inheritableFds()?.filter((fd) => isVacant(base[fd]));

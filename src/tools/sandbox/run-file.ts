@@ -1,5 +1,6 @@
 import { withSealedStdio } from './inherited-fds.js';
 
+/** How `runFile` runs a program. */
 export interface RunFileOptions {
   /** The whole environment of the program: nothing of this process's is added. */
   env: NodeJS.ProcessEnv;
