@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createFrameReader, encodeFrame, type ControlFrame } from '../protocol/index.js';
+import { withSealedStdio } from '../tools/index.js';
 import {
   OutputRelay,
   type ChildHandle,
@@ -25,7 +26,7 @@ const MAX_STDERR_LINE_CHARS = 8 * 1024;
 /**
  * One child OS process speaking protocol v1: its own process group (so the whole subtree can be
  * signalled at once), control frames down its stdin, agent frames up its stdout, logs on its
- * stderr. `exited` resolves only after stdout has been read to its end, so every frame a child
+ * stderr, and no other descriptor of this process (`withSealedStdio`). `exited` resolves only after stdout has been read to its end, so every frame a child
  * wrote is processed before its exit is.
  */
 export class ChildProcess implements ChildHandle {
@@ -45,12 +46,14 @@ export class ChildProcess implements ChildHandle {
   constructor(options: ChildProcessOptions) {
     this.#tailSize = options.stderrTail ?? 20;
     this.pooled = options.pooled === true;
-    this.#process = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    this.#process = withSealedStdio(['pipe', 'pipe', 'pipe'], (stdio) =>
+      spawn(options.command, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio,
+        detached: true,
+      }),
+    );
     const reader = createFrameReader('up');
     this.#process.stdout.on('data', (chunk: Buffer) => {
       for (const result of reader.push(chunk)) {

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { arborCacheDir } from '../authority/index.js';
+import { runFile } from '../tools/index.js';
 import { SNAPSHOT_PROBE_ENV, SNAPSHOT_PROBE_REPLY } from '../child/pool-signals.js';
 import { childEntryPath } from './child-entry.js';
 
@@ -146,30 +146,19 @@ interface NodeRun {
 }
 
 /** Runs this Node binary with a bare environment, collecting its output. */
-function runNode(args: string[], extraEnv: NodeJS.ProcessEnv): Promise<NodeRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      args,
-      {
-        env: { PATH: process.env.PATH ?? '', ...extraEnv },
-        timeout: BUILD_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        const exit =
-          error === null
-            ? 'exit 0'
-            : typeof error.signal === 'string'
-              ? `killed by ${error.signal}`
-              : typeof error.code === 'number'
-                ? `exit ${String(error.code)}`
-                : error.message;
-        resolve({ ok: error === null, exit, stdout, stderr });
-      },
-    );
+async function runNode(args: string[], extraEnv: NodeJS.ProcessEnv): Promise<NodeRun> {
+  const run = await runFile(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...extraEnv },
+    timeoutMs: BUILD_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
   });
+  const exit =
+    run.error !== undefined
+      ? run.error.message
+      : run.signal !== null
+        ? `killed by ${run.signal}`
+        : `exit ${String(run.code)}`;
+  return { ok: run.code === 0, exit, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Node's warnings, one line each, without its advice on how to trace them. */

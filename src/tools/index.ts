@@ -19,6 +19,10 @@ export { CallBudget } from './call-budget.js';
 export {
   SANDBOX_HINT,
   bwrapArgs,
+  inheritableFds,
+  runFile,
+  sealStdio,
+  withSealedStdio,
   nodeFsView,
   planMounts,
   prepareCommand,
@@ -39,6 +43,9 @@ export {
   type MountWhy,
   type PreparedCommand,
   type SandboxSpec,
+  type FileRun,
+  type RunFileOptions,
+  type StdioSlot,
 } from './sandbox/index.js';
 export { formatSchemaErrors } from './format-schema-errors.js';
 export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from './index-tools.js';

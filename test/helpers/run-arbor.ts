@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { plantedStdio } from './inherited-fds.js';
 
 export const ARBOR_BIN = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
 
@@ -14,6 +15,11 @@ export interface RunOptions {
   input?: string | Buffer | (string | Buffer)[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * Descriptors arbor inherits without close-on-exec, its number → ours, as from a shell's
+   * `arbor run … 200<secret 201>>log` (see `plantedStdio`).
+   */
+  fds?: Readonly<Record<number, number>>;
 }
 
 /** Runs the built `arbor` CLI as a real process and collects its output and exit status. */
@@ -22,12 +28,15 @@ export function runArbor(args: string[], options: RunOptions = {}): Promise<Arbo
     const child = spawn(process.execPath, [ARBOR_BIN, ...args], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: plantedStdio(options.fds ?? {}),
     });
+    const { stdin, stdout: out, stderr: err } = child;
+    if (stdin === null || out === null || err === null)
+      throw new Error('arbor was spawned without pipes');
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    out.on('data', (chunk: Buffer) => stdout.push(chunk));
+    err.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code, signal) => {
       resolve({
@@ -37,14 +46,14 @@ export function runArbor(args: string[], options: RunOptions = {}): Promise<Arbo
         stderr: Buffer.concat(stderr).toString('utf8'),
       });
     });
-    child.stdin.on('error', () => undefined);
+    stdin.on('error', () => undefined);
     const input =
       options.input === undefined
         ? []
         : Array.isArray(options.input)
           ? options.input
           : [options.input];
-    for (const chunk of input) child.stdin.write(chunk);
-    child.stdin.end();
+    for (const chunk of input) stdin.write(chunk);
+    stdin.end();
   });
 }

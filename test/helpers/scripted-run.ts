@@ -48,6 +48,8 @@ export async function scriptedRun(options: {
   env?: NodeJS.ProcessEnv;
   instruction?: string;
   input?: string;
+  /** Descriptors arbor inherits (see `RunOptions.fds`). */
+  fds?: Readonly<Record<number, number>>;
 }): Promise<ScriptedRun> {
   const server = await fakeLlm(steps(...rounds(...options.script)));
   const run = await runArbor(
@@ -70,6 +72,7 @@ export async function scriptedRun(options: {
         ...options.env,
       },
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.fds === undefined ? {} : { fds: options.fds }),
     },
   );
   const bodies = server.requests.map((r) => r.body as ChatBody);

@@ -1,3 +1,4 @@
+import { withSealedStdio } from '../sandbox/inherited-fds.js';
 import { OutputTail } from './output-tail.js';
 
 export interface RunCommandOptions {
@@ -58,13 +59,17 @@ export async function runCommand(
   const shell = ['/bin/sh', '-c', command];
   const [file = '/bin/sh', ...args] =
     options.wrap === undefined ? shell : [...options.wrap, ...shell];
-  const child = spawn(file, args, {
-    cwd: options.cwd,
-    env: options.env,
-    // A new process group (and session) led by the shell: `-pid` reaches every process in it.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Only the output pipes reach the command: a descriptor this process inherited would pass
+  // through bwrap into the sandbox, past its grant.
+  const child = withSealedStdio(['ignore', 'pipe', 'pipe'], (stdio) =>
+    spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      // A new process group (and session) led by the shell: `-pid` reaches every process in it.
+      detached: true,
+      stdio,
+    }),
+  );
   const tail = new OutputTail(options.maxOutputBytes);
   child.stdout.on('data', (chunk: Buffer) => {
     tail.push(chunk);

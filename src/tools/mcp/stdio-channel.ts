@@ -1,6 +1,5 @@
-import type { Readable } from 'node:stream';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { McpServerSpec } from '../../protocol/index.js';
+import { SealedStdioTransport } from './sealed-stdio-transport.js';
 import type { ServerChannel } from './server-channel.js';
 import { StderrTail } from './stderr-tail.js';
 import { stopProcess } from './stop-process.js';
@@ -12,39 +11,27 @@ export interface StdioChannelOptions {
 }
 
 /**
- * The SDK's stdio transport, remembering the pid it spawned. The SDK forgets the process as soon
- * as it is asked to close (and the client asks by itself when `initialize` fails), then runs a
- * shutdown on timers that do not hold the event loop open: without the pid, a server that ignores
- * stdin EOF would outlive a short-lived parent.
- */
-class TrackedStdioTransport extends StdioClientTransport {
-  spawnedPid: number | undefined;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.spawnedPid = this.pid ?? undefined;
-  }
-}
-
-/**
- * A stdio server: the SDK's `StdioClientTransport` spawns `command` with `args` in `cwd` and the
- * given environment (never arbor's whole environment), without a shell. Its stderr is never
- * inherited: in a child process, stderr is arbor's NDJSON log channel.
+ * A stdio server: `SealedStdioTransport` (the SDK's stdio transport, with no descriptor of this
+ * process but the pipes reaching the server) spawns `command` with `args` in `cwd` and the given
+ * environment (never arbor's whole environment), without a shell. Its stderr is never inherited:
+ * in a child process, stderr is arbor's NDJSON log channel. The transport keeps the pid after it
+ * is asked to close (the client asks by itself when `initialize` fails): its own shutdown runs on
+ * timers that do not hold the event loop open, so a server that ignores stdin EOF would otherwise
+ * outlive a short-lived parent.
  */
 export function openStdioChannel(
   spec: McpServerSpec & { command: string },
   options: StdioChannelOptions,
 ): ServerChannel {
-  const transport = new TrackedStdioTransport({
+  const transport = new SealedStdioTransport({
     command: spec.command,
     args: spec.args,
     env: options.env,
     stderr: options.stderr,
     ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
   });
-  // With `stderr: 'pipe'` the transport hands out a PassThrough before it spawns, so no early line
-  // is lost; its declared type is the wider `Stream`.
-  const stream = transport.stderr as Readable | null;
+  // With `stderr: 'pipe'` the transport hands out a stream before it spawns: no early line is lost.
+  const stream = transport.stderr;
   const tail = stream === null ? undefined : new StderrTail(stream, options.scrub);
   let hasExited = false;
   let markExited!: () => void;
@@ -60,7 +47,7 @@ export function openStdioChannel(
   return {
     kind: 'stdio',
     transport,
-    pid: () => transport.spawnedPid,
+    pid: () => transport.pid,
     hasExited: () => hasExited,
     exited,
     stderr: () => tail?.lines() ?? [],
@@ -68,12 +55,12 @@ export function openStdioChannel(
     async stop({ graceMs, force }) {
       return stopProcess(
         {
-          pid: transport.spawnedPid,
+          pid: transport.pid,
           hasExited: () => hasExited,
           exited,
           endInput: () => {
-            // The SDK's own close ends stdin and runs a slower ladder of its own; arbor's ladder
-            // below decides when the process is gone.
+            // The transport's close ends stdin and runs a slower ladder of its own; arbor's
+            // ladder below decides when the process is gone.
             transport.close().catch(() => undefined);
           },
         },

@@ -26,3 +26,5 @@ export {
   type MountWhy,
   type SandboxSpec,
 } from './sandbox-mounts.js';
+export { inheritableFds, sealStdio, withSealedStdio, type StdioSlot } from './inherited-fds.js';
+export { runFile, type FileRun, type RunFileOptions } from './run-file.js';

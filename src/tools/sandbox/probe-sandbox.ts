@@ -1,6 +1,7 @@
 import type { SandboxSettings } from '../../protocol/index.js';
 import { bwrapArgs } from './bwrap-args.js';
 import { nodeFsView } from './fs-view.js';
+import { runFile } from './run-file.js';
 import { planMounts } from './sandbox-mounts.js';
 import { locateTrustedBinary, MISSING, type TrustContext } from './trusted-binary.js';
 
@@ -60,19 +61,15 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
     },
     nodeFsView,
   );
-  const { execFile } = await import('node:child_process');
-  const outcome = await new Promise<{ ok: boolean; stderr: string }>((resolve) => {
-    execFile(
-      bwrap,
-      [...bwrapArgs(plan), '--', '/bin/sh', '-c', 'exit 0'],
-      { env: { PATH: '/usr/bin:/bin' }, timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' },
-      (error, _stdout, stderr) => {
-        resolve({ ok: error === null, stderr: stderr.trim() });
-      },
-    );
+  const run = await runFile(bwrap, [...bwrapArgs(plan), '--', '/bin/sh', '-c', 'exit 0'], {
+    env: { PATH: '/usr/bin:/bin' },
+    timeoutMs: PROBE_TIMEOUT_MS,
   });
-  if (outcome.ok) return { mode: 'bwrap', bwrap, origin: found.origin };
-  return { mode: 'unavailable', bwrap, reason: describeFailure(outcome.stderr) };
+  if (run.code === 0 && !run.timedOut) return { mode: 'bwrap', bwrap, origin: found.origin };
+  const said = run.timedOut
+    ? `it did not finish within ${PROBE_TIMEOUT_MS} ms`
+    : (run.error?.message ?? run.stderr);
+  return { mode: 'unavailable', bwrap, reason: describeFailure(said.trim()) };
 }
 
 function describeFailure(stderr: string): string {
