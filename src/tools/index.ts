@@ -23,6 +23,7 @@ export {
   planMounts,
   prepareCommand,
   probeSandbox,
+  sweepPlantedPointers,
   SYSTEM_BIN_DIRS,
   locateTrustedBinary,
   systemBinary,
