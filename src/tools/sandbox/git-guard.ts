@@ -2,7 +2,13 @@ import path from 'node:path';
 import { isInside } from '../../authority/index.js';
 import type { ProtectedPath, Scope } from '../../protocol/index.js';
 import type { FsView } from './fs-view.js';
-import { GIT_DIR_NAME, GIT_LAUNCHERS, SUBMODULES_DIR } from './git-launchers.js';
+import {
+  GIT_DIR_NAME,
+  GIT_LAUNCHERS,
+  SUBMODULES_DIR,
+  gitDirPointer,
+  outermostGitDir,
+} from './git-launchers.js';
 
 /** What the sandbox must take away so no git directory it can write becomes a launcher. */
 export interface GitGuard {
@@ -102,17 +108,17 @@ class GitGuardPlanner {
       return;
     }
     if (kind === 'dir') {
-      this.#gitDir(entry, { own: undefined, root: outermost(entry), depth: 0 });
+      this.#gitDir(entry, { own: undefined, root: outermostGitDir(entry), depth: 0 });
       return;
     }
     if (kind !== 'file') return;
     this.#keep(entry, 'file', entry);
-    const target = pointer(this.#fs.readText(entry), path.dirname(entry));
+    const target = gitDirPointer(this.#fs.readText(entry), path.dirname(entry));
     if (target === undefined) return;
     const dir = this.#fs.real(target);
     if (this.#fs.kind(dir) !== 'dir') return;
     if (this.#fs.kind(path.join(dir, 'commondir')) === 'file') this.#linkedWorktree(dir);
-    else this.#gitDir(dir, { own: undefined, root: outermost(dir), depth: 0 });
+    else this.#gitDir(dir, { own: undefined, root: outermostGitDir(dir), depth: 0 });
   }
 
   /**
@@ -162,7 +168,7 @@ class GitGuardPlanner {
     const common = this.#fs.real(
       path.resolve(dir, (this.#fs.readText(part('commondir')) ?? '').trim()),
     );
-    const root = outermost(this.#fs.kind(common) === 'dir' ? common : dir);
+    const root = outermostGitDir(this.#fs.kind(common) === 'dir' ? common : dir);
     this.#keep(part('commondir'), 'file', root);
     if (this.#fs.kind(part('gitdir')) !== 'missing') this.#keep(part('gitdir'), 'file', root);
     if (this.#fs.kind(part('config.worktree')) !== 'missing' || this.#worktreeConfig(common))
@@ -191,20 +197,4 @@ class GitGuardPlanner {
     for (const entry of named)
       if (isInside(p, entry) && this.#fs.kind(entry) !== 'missing') this.guard.reopen.push(entry);
   }
-}
-
-/** The git directory a `.git` file names (`gitdir: <path>`), resolved against its directory. */
-function pointer(text: string | undefined, base: string): string | undefined {
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '');
-  return match?.[1] === undefined ? undefined : path.resolve(base, match[1]);
-}
-
-/**
- * The outermost git directory holding `dir`: its first `.git` component (as the file tools count
- * it), or `dir` itself for a git directory named otherwise (`--separate-git-dir`).
- */
-function outermost(dir: string): string {
-  const parts = dir.split('/');
-  const at = parts.indexOf(GIT_DIR_NAME);
-  return at === -1 ? dir : parts.slice(0, at + 1).join('/');
 }

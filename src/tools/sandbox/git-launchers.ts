@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** Directories git treats as its own: any directory (or file) named so. */
 export const GIT_DIR_NAME = '.git';
 
@@ -21,3 +23,19 @@ export const GIT_LAUNCHERS: ReadonlyMap<string, 'file' | 'dir'> = new Map([
   ['info', 'dir'],
   ['worktrees', 'dir'],
 ]);
+
+/** The git directory a `.git` file names (`gitdir: <path>`), resolved against its directory. */
+export function gitDirPointer(text: string | undefined, base: string): string | undefined {
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text ?? '');
+  return match?.[1] === undefined ? undefined : path.resolve(base, match[1]);
+}
+
+/**
+ * The outermost git directory holding the git directory `dir`: its first `.git` component (as
+ * the file tools count it), or `dir` itself for one named otherwise (`--separate-git-dir`).
+ */
+export function outermostGitDir(dir: string): string {
+  const parts = dir.split('/');
+  const at = parts.indexOf(GIT_DIR_NAME);
+  return at === -1 ? dir : parts.slice(0, at + 1).join('/');
+}
