@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Scope } from '../../../src/protocol/index.js';
-import { planMounts, type FsView, type MountPlan } from '../../../src/tools/index.js';
+import {
+  planMounts,
+  prepareCommand,
+  type FsView,
+  type MountPlan,
+} from '../../../src/tools/index.js';
 import { fakeFs } from '../../helpers/fake-fs.js';
 import { stateAt } from '../../helpers/mount-state.js';
 
@@ -194,5 +199,23 @@ describe('planMounts: git directories a command could write', () => {
     expect(plan([REPO], REPO, fs).unprotectable).toEqual([`${GIT}/hooks`]);
     const linkedGit = fakeFs({ '/w/real/HEAD': 'file' }, { [GIT]: '/w/real' });
     expect(plan([REPO], REPO, linkedGit).unprotectable).toEqual([GIT]);
+  });
+
+  it('refuses the command then, saying what to do', () => {
+    const fs = fakeFs({ [`${GIT}/HEAD`]: 'file', '/w/h': 'dir' }, { [`${GIT}/hooks`]: '/w/h' });
+    const prepared = prepareCommand({
+      settings: { mode: 'bwrap', bwrap: '/usr/bin/bwrap' },
+      caveats: { fs_read: [REPO], fs_write: [REPO], net: [] },
+      protect: [],
+      cwd: REPO,
+      env: { PATH: '/usr/bin' },
+      fs,
+    });
+    expect(prepared).toEqual({
+      ok: false,
+      message: expect.stringMatching(
+        /^the sandbox cannot keep \/w\/repo\/\.git\/hooks read-only: it is a symlink .* name it in fs_write explicitly$/,
+      ) as string,
+    });
   });
 });
