@@ -6,7 +6,7 @@ import { gitDirPointer, nodeFsView, outermostGitDir } from '../tools/index.js';
 import type { GitReach, RepoGit } from './repo-git.js';
 import type { ArtifactRef } from './subtask.js';
 
-/** Commits are made as arbor unless the repository says otherwise. */
+/** arbor's commits and merges are made as arbor, whatever the repository's config says. */
 const IDENTITY = ['-c', 'user.name=arbor', '-c', 'user.email=arbor@localhost'];
 
 /** A merge that did not go through: which leaf, and the files in conflict. */

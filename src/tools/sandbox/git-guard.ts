@@ -66,7 +66,11 @@ export function guardGitDirs(
   return planner.guard;
 }
 
-/** The `.git` entries to look at: above the working directory, and at and under each root. */
+/**
+ * The `.git` entries to look at: above the working directory, and at and under each root. The
+ * working directory's comes first, so its own linked worktree is known when the common git
+ * directory is reached.
+ */
 function candidates(spec: GitGuardSpec, fs: FsView): string[] {
   const out = new Set<string>();
   const enclosing = (dir: string): void => {
