@@ -4,6 +4,7 @@ import { DEFAULT_DB_PATH, openSqlDatabase } from '../store/index.js';
 import { defaultRunGrant } from '../authority/index.js';
 import {
   locateTrustedBinary,
+  operatorSetting,
   probeSandbox,
   SANDBOX_HINT,
   type TrustContext,
@@ -177,10 +178,7 @@ function checkGit(
   configured: string | undefined,
   trust: TrustContext,
 ): Check {
-  const setting =
-    env.ARBOR_GIT !== undefined && env.ARBOR_GIT !== ''
-      ? { name: 'ARBOR_GIT', value: env.ARBOR_GIT }
-      : { name: 'security.git', value: configured };
+  const setting = operatorSetting(env, 'ARBOR_GIT', 'security.git', configured);
   const found = locateTrustedBinary('git', setting, trust);
   if (found.trusted)
     return { name: 'git', status: 'ok', detail: `${found.path} (${found.origin}, trusted)` };

@@ -51,5 +51,6 @@ export {
 } from './scheduler.js';
 export { runVerifyGate, type VerifyOptions } from './verify-gate.js';
 export { PlanWorktrees, type MergeConflict, type MergeReport } from './worktrees.js';
+export { RepoGit, type GitReach, type RepoGitOptions } from './repo-git.js';
 export { RunLogWriter } from './run-log-writer.js';
 export { authoredPlanPath, resumePlan } from './resume-plan.js';

@@ -1,6 +1,6 @@
 import { type Caveats } from '../protocol/index.js';
 import type { ProtectedPath, SandboxSettings } from '../protocol/index.js';
-import { execEnv, prepareCommand, runCommand } from '../tools/index.js';
+import { execEnv, prepareCommand, runCommand, sweepPlantedPointers } from '../tools/index.js';
 import type { LeafOutcome } from './scheduler.js';
 import { permitsExec } from '../authority/index.js';
 
@@ -46,6 +46,7 @@ export async function runVerifyGate(
   });
   if (!prepared.ok) return { status: 'failed', result: `verify refused: ${prepared.message}` };
   let outcome;
+  let swept: string[];
   try {
     outcome = await runCommand(command, {
       cwd: options.cwd,
@@ -61,7 +62,12 @@ export async function runVerifyGate(
       return { status: 'cancelled', result: 'verify cancelled' };
     const why = error instanceof Error ? error.message : String(error);
     return { status: 'failed', result: `verify \`${command}\` could not start: ${why}` };
+  } finally {
+    swept = sweepPlantedPointers(prepared.gitDirs);
   }
+  // A check that plants a pointer in a git directory is hostile, whatever its exit code.
+  if (swept.length > 0)
+    return { status: 'failed', result: `verify \`${command}\`: ${swept.join('; ')}` };
   if (outcome.stopped?.why === 'cancelled')
     return { status: 'cancelled', result: 'verify cancelled' };
   if (outcome.exitCode === 0 && outcome.stopped === undefined) return undefined;

@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { canonicalPath } from '../authority/index.js';
 import { ArborError } from '../protocol/index.js';
-import { execEnv } from '../tools/builtin/exec-env.js';
+import { gitDirPointer, nodeFsView, outermostGitDir } from '../tools/index.js';
+import type { GitReach, RepoGit } from './repo-git.js';
 import type { ArtifactRef } from './subtask.js';
 
-const run = promisify(execFile);
-
-/** Commits are made as arbor unless the repository says otherwise. */
+/** arbor's commits and merges are made as arbor, whatever the repository's config says. */
 const IDENTITY = ['-c', 'user.name=arbor', '-c', 'user.email=arbor@localhost'];
 
 /** A merge that did not go through: which leaf, and the files in conflict. */
@@ -32,32 +30,45 @@ export interface MergeReport {
  * in), so a leaf sees exactly the work it depends on. Worktrees live under the repository's git
  * directory (`.git/arbor/worktrees/`), where they never show in the user's `git status`. At the end
  * every done leaf is merged, in document order, into `arbor/<run>/merged`; a conflict is recorded
- * and that leaf's merge undone, never resolved silently.
+ * and that leaf's merge undone, never resolved silently. Every git call runs through `RepoGit`
+ * (sandboxed), reaching the repository read-only but for the parts of its git directory these
+ * operations write: `objects`, `refs`, `logs`, `worktrees` and arbor's own `arbor/`.
  */
 export class PlanWorktrees {
   readonly repo: string;
   readonly base: string;
   readonly #root: string;
   readonly #prefix: string;
+  readonly #git: RepoGit;
+  readonly #reach: GitReach;
   /** Worktree creation touches the shared repository: one at a time. */
   #lock: Promise<unknown> = Promise.resolve();
 
-  private constructor(repo: string, base: string, root: string, prefix: string) {
-    this.repo = repo;
-    this.base = base;
-    this.#root = root;
-    this.#prefix = prefix;
+  private constructor(
+    at: { repo: string; base: string; root: string; prefix: string },
+    git: RepoGit,
+    reach: GitReach,
+  ) {
+    this.repo = at.repo;
+    this.base = at.base;
+    this.#root = at.root;
+    this.#prefix = at.prefix;
+    this.#git = git;
+    this.#reach = reach;
   }
 
   /** Opens worktrees for run `runId` of the repository holding `cwd`, based on its `HEAD`. */
-  static async open(cwd: string, runId: string): Promise<PlanWorktrees> {
+  static async open(cwd: string, runId: string, git: RepoGit): Promise<PlanWorktrees> {
     let repo: string;
     let base: string;
     let gitDir: string;
     try {
-      repo = (await git(cwd, 'rev-parse', '--show-toplevel')).trim();
-      base = (await git(repo, 'rev-parse', 'HEAD')).trim();
-      gitDir = path.resolve(repo, (await git(repo, 'rev-parse', '--git-common-dir')).trim());
+      const read = { read: enclosingRepo(cwd), write: [] };
+      const revParse = (...args: string[]): Promise<string> =>
+        git.run(cwd, ['rev-parse', ...args], read).then((out) => out.trim());
+      repo = canonicalPath(await revParse('--show-toplevel'));
+      base = await revParse('HEAD');
+      gitDir = canonicalPath(path.resolve(cwd, await revParse('--git-common-dir')));
     } catch (error) {
       throw new ArborError(
         'usage',
@@ -66,7 +77,10 @@ export class PlanWorktrees {
     }
     const root = path.join(gitDir, 'arbor', 'worktrees', runId);
     await mkdir(root, { recursive: true });
-    return new PlanWorktrees(repo, base, root, `arbor/${refSafe(runId)}`);
+    // What the calls write must exist before each is sandboxed (a mount needs its directory).
+    for (const dir of WRITTEN) await mkdir(path.join(gitDir, dir), { recursive: true });
+    const reach = { read: [repo, gitDir], write: WRITTEN.map((dir) => path.join(gitDir, dir)) };
+    return new PlanWorktrees({ repo, base, root, prefix: `arbor/${refSafe(runId)}` }, git, reach);
   }
 
   branchOf(leafId: string): string {
@@ -88,9 +102,18 @@ export class PlanWorktrees {
     const dir = path.join(this.#root, refSafe(leafId));
     await this.#remove(dir);
     const [first = this.base, ...rest] = bases;
-    await git(this.repo, 'worktree', 'add', '--force', '-B', this.branchOf(leafId), dir, first);
+    await this.#run(
+      this.repo,
+      'worktree',
+      'add',
+      '--force',
+      '-B',
+      this.branchOf(leafId),
+      dir,
+      first,
+    );
     for (const commit of rest) {
-      const conflict = await mergeInto(dir, commit, `arbor: merge ${commit} for ${leafId}`);
+      const conflict = await this.#mergeInto(dir, commit, `arbor: merge ${commit} for ${leafId}`);
       if (conflict !== undefined) {
         throw new Error(
           `merging the deps' commits for \`${leafId}\` conflicted at ${commit.slice(0, 12)} in ${conflict.join(', ')}`,
@@ -102,8 +125,8 @@ export class PlanWorktrees {
 
   /** Commits everything the leaf changed in its worktree (an empty commit when nothing changed). */
   async commit(leafId: string, dir: string): Promise<ArtifactRef> {
-    await git(dir, 'add', '-A');
-    await git(
+    await this.#run(dir, 'add', '-A');
+    await this.#run(
       dir,
       ...IDENTITY,
       'commit',
@@ -113,7 +136,7 @@ export class PlanWorktrees {
       '-m',
       `arbor: ${leafId}`,
     );
-    const commit = (await git(dir, 'rev-parse', 'HEAD')).trim();
+    const commit = (await this.#run(dir, 'rev-parse', 'HEAD')).trim();
     return { branch: this.branchOf(leafId), commit };
   }
 
@@ -122,73 +145,69 @@ export class PlanWorktrees {
     const branch = `${this.#prefix}/merged`;
     const dir = path.join(this.#root, '_merged');
     await this.#remove(dir);
-    await git(this.repo, 'worktree', 'add', '--force', '-B', branch, dir, this.base);
+    await this.#run(this.repo, 'worktree', 'add', '--force', '-B', branch, dir, this.base);
     const merged: string[] = [];
     const conflicts: MergeConflict[] = [];
     for (const leaf of leaves) {
-      const files = await mergeInto(dir, leaf.commit, `arbor: merge ${leaf.id}`);
+      const files = await this.#mergeInto(dir, leaf.commit, `arbor: merge ${leaf.id}`);
       if (files === undefined) merged.push(leaf.id);
       else conflicts.push({ leaf: leaf.id, commit: leaf.commit, files });
     }
-    const commit = (await git(dir, 'rev-parse', 'HEAD')).trim();
+    const commit = (await this.#run(dir, 'rev-parse', 'HEAD')).trim();
     return { branch, commit, merged, conflicts };
   }
 
   /** Removes every worktree of the run; the branches (and so the commits) stay. */
   async close(): Promise<void> {
     await rm(this.#root, { recursive: true, force: true });
-    await git(this.repo, 'worktree', 'prune').catch(() => '');
+    await this.#run(this.repo, 'worktree', 'prune').catch(() => '');
   }
 
   async #remove(dir: string): Promise<void> {
-    await git(this.repo, 'worktree', 'remove', '--force', dir).catch(() => '');
+    await this.#run(this.repo, 'worktree', 'remove', '--force', dir).catch(() => '');
     await rm(dir, { recursive: true, force: true });
-    await git(this.repo, 'worktree', 'prune');
+    await this.#run(this.repo, 'worktree', 'prune');
+  }
+
+  /** Merges `commit` into the worktree at `dir`; undefined when it went through, else the files. */
+  async #mergeInto(dir: string, commit: string, message: string): Promise<string[] | undefined> {
+    try {
+      await this.#run(dir, ...IDENTITY, 'merge', '--no-ff', '--no-edit', '-m', message, commit);
+      return undefined;
+    } catch (error) {
+      const files = (await this.#run(dir, 'diff', '--name-only', '--diff-filter=U').catch(() => ''))
+        .split('\n')
+        .filter((line) => line !== '');
+      await this.#run(dir, 'merge', '--abort').catch(() => '');
+      if (files.length === 0) throw error;
+      return files;
+    }
+  }
+
+  #run(cwd: string, ...args: string[]): Promise<string> {
+    return this.#git.run(cwd, args, this.#reach);
   }
 }
 
-/** Merges `commit` into the worktree at `dir`; undefined when it went through, else the files. */
-async function mergeInto(
-  dir: string,
-  commit: string,
-  message: string,
-): Promise<string[] | undefined> {
-  try {
-    await git(dir, ...IDENTITY, 'merge', '--no-ff', '--no-edit', '-m', message, commit);
-    return undefined;
-  } catch (error) {
-    const files = (await git(dir, 'diff', '--name-only', '--diff-filter=U').catch(() => ''))
-      .split('\n')
-      .filter((line) => line !== '');
-    await git(dir, 'merge', '--abort').catch(() => '');
-    if (files.length === 0) throw error;
-    return files;
+/** The parts of the git directory arbor's worktree operations write; the rest stays read-only. */
+const WRITTEN = ['objects', 'refs', 'logs', 'worktrees', 'arbor'];
+
+/**
+ * What finding the repository holding `cwd` reads: the nearest directory up from it with a `.git`,
+ * and where a `.git` file (a linked worktree, a submodule) points, its outermost git directory.
+ * Nothing found: `cwd` alone, and git says it is not a repository.
+ */
+function enclosingRepo(cwd: string): string[] {
+  for (let dir = canonicalPath(cwd); ; dir = path.dirname(dir)) {
+    const entry = path.join(dir, '.git');
+    const kind = nodeFsView.kind(entry);
+    if (kind === 'dir') return [dir];
+    if (kind === 'file') {
+      const target = gitDirPointer(nodeFsView.readText(entry), dir);
+      return target === undefined ? [dir] : [dir, outermostGitDir(canonicalPath(target))];
+    }
+    if (dir === path.dirname(dir)) return [canonicalPath(cwd)];
   }
-}
-
-/**
- * Settings on every git call arbor makes: no hooks (a leaf that wrote `.git/hooks/post-commit`
- * or `post-checkout` must not get arbor to run it), no fsmonitor (`core.fsmonitor` names a
- * command too), no system config.
- */
-const HARDENED = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
-
-/**
- * Runs git for arbor itself: hardened as above, with only the allow-listed environment (no
- * tokens, no `SSH_AUTH_SOCK`, no askpass helper), never prompting.
- */
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', [...HARDENED, ...args], {
-    cwd,
-    maxBuffer: 16 * 1024 * 1024,
-    env: {
-      ...execEnv(process.env),
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_CONFIG_NOSYSTEM: '1',
-      LC_ALL: 'C',
-    },
-  });
-  return stdout;
 }
 
 /** A leaf id as a ref and directory name component: anything unusual becomes `-`. */

@@ -16,6 +16,7 @@ import type { Supervisor } from '../supervisor/index.js';
 import { leafDispatcher } from './plan-leaf.js';
 import { recordRunLog } from './run-log.js';
 import { mintRunId } from './run-id.js';
+import { worktreeGit } from './worktree-git.js';
 import { rootTemplate, type Runtime, type RunStart } from './runtime.js';
 
 /** What running a plan takes beyond a run's start. */
@@ -71,7 +72,9 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
   const count = leaves(plan).length;
   const runId = start.runId ?? mintRunId();
   const cwd = runtime.cwd;
-  const worktrees = start.worktrees ? await PlanWorktrees.open(cwd, runId) : undefined;
+  const worktrees = start.worktrees
+    ? await PlanWorktrees.open(cwd, runId, worktreeGit(start, runtime.env, cwd))
+    : undefined;
   const { store } = runtime;
   const continued =
     start.continues === true

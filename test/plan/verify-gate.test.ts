@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +14,10 @@ async function gate(
   exec: 'all' | string[],
   timeoutMs = 10_000,
   sandbox: SandboxSettings = SANDBOX,
+  setup: (cwd: string) => void = () => undefined,
 ) {
   const cwd = await mkdtemp(join(tmpdir(), 'arbor-verify-'));
+  setup(cwd);
   return runVerifyGate(command, {
     cwd,
     caveats: { ...defaultRunGrant(cwd), exec },
@@ -41,6 +45,18 @@ describe('runVerifyGate without a sandbox', () => {
 });
 
 describeWithSandbox('runVerifyGate', () => {
+  it('fails a check that plants a commondir in the git directory, and removes it', async () => {
+    let repo = '';
+    const command = 'echo /elsewhere/.git > .git/commondir';
+    const outcome = await gate(command, [command], 10_000, SANDBOX, (cwd) => {
+      execFileSync('/usr/bin/git', ['init', '-q', cwd]);
+      repo = cwd;
+    });
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.result).toMatch(/removed .*\/\.git\/commondir, which the command created/);
+    expect(existsSync(join(repo, '.git', 'commondir'))).toBe(false);
+  });
+
   it('passes a command that exits 0, run in the leaf directory', async () => {
     expect(await gate('test "$(pwd)" != /', ['test "$(pwd)" != /'])).toBeUndefined();
   });

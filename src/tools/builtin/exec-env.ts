@@ -24,8 +24,21 @@ const PASSED = new Set([
 ]);
 
 /**
- * The environment for `exec`: the allowed variables of `base` (locale `LC_*` included), plus
- * `extra`, which the operator sets on purpose and which is passed as given.
+ * Who a command's `git commit` is by, unless the host's environment says: the sandbox keeps the
+ * repository's config read-only (and the user's own out of reach), so a commit must not need
+ * `user.name` there.
+ */
+const GIT_IDENTITY: Readonly<Record<string, string>> = {
+  GIT_AUTHOR_NAME: 'arbor',
+  GIT_AUTHOR_EMAIL: 'arbor@localhost',
+  GIT_COMMITTER_NAME: 'arbor',
+  GIT_COMMITTER_EMAIL: 'arbor@localhost',
+};
+
+/**
+ * The environment for `exec`: the allowed variables of `base` (locale `LC_*` included), git's
+ * commit identity (the host's `GIT_AUTHOR_*` and `GIT_COMMITTER_*`, else arbor's), plus `extra`,
+ * which the operator sets on purpose and which is passed as given.
  */
 export function execEnv(
   base: Readonly<Record<string, string | undefined>>,
@@ -34,6 +47,10 @@ export function execEnv(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined && (PASSED.has(name) || name.startsWith('LC_'))) env[name] = value;
+  }
+  for (const [name, fallback] of Object.entries(GIT_IDENTITY)) {
+    const value = base[name];
+    env[name] = value === undefined || value === '' ? fallback : value;
   }
   return { ...env, ...extra };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Scope } from '../../protocol/index.js';
-import { prepareCommand } from '../sandbox/index.js';
+import { prepareCommand, sweepPlantedPointers } from '../sandbox/index.js';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { runCommand, type CommandResult } from './run-command.js';
@@ -52,6 +52,7 @@ export function execTool(context: BuiltinContext): Tool {
       });
       if (!prepared.ok) return toolRefusal(`\`${NAME}\` refused: ${prepared.message}.`);
       let result: CommandResult;
+      let swept: string[];
       try {
         result = await runCommand(command, {
           cwd: context.cwd,
@@ -66,10 +67,13 @@ export function execTool(context: BuiltinContext): Tool {
         if (signal.aborted) throw error;
         const why = error instanceof Error ? error.message : String(error);
         return toolError(`\`${NAME}\`: could not start \`${command}\` in ${context.cwd}: ${why}.`);
+      } finally {
+        // Every process of the command has ended: what it planted in a git directory goes now.
+        swept = sweepPlantedPointers(prepared.gitDirs);
       }
       // The process group is gone by now; a cancelled call ends as a cancellation, not a result.
       if (result.stopped?.why === 'cancelled') signal.throwIfAborted();
-      const notes = prepared.notes.map((note) => `[sandbox: ${note}]\n`).join('');
+      const notes = [...prepared.notes, ...swept].map((note) => `[sandbox: ${note}]\n`).join('');
       return { content: notes + render(result, timeoutMs), isError: result.exitCode !== 0 };
     },
   };

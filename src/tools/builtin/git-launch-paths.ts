@@ -1,26 +1,6 @@
 import type { Scope } from '../../protocol/index.js';
 import { isInside, normalizePath } from '../../authority/index.js';
-
-/**
- * What, inside a git directory, git reads as instructions to run something: `config`
- * (`core.fsmonitor`, `core.hooksPath`, filters, aliases) and its per-worktree and include
- * companions, `hooks/`, `info/` (attributes that select filters), `commondir` and `gitdir` (which
- * point the repository at another git directory) and `worktrees/` (each a git directory of its
- * own). Under `modules/` (submodules' git directories, at any depth) the same names count
- * wherever they appear.
- */
-const LAUNCHERS = new Set([
-  'config',
-  'config.worktree',
-  'commondir',
-  'gitdir',
-  'hooks',
-  'info',
-  'worktrees',
-]);
-
-/** Directories git treats as its own: any directory (or file) named so. */
-const GIT_DIR = '.git';
+import { GIT_DIR_NAME, GIT_LAUNCHERS, SUBMODULES_DIR } from '../sandbox/git-launchers.js';
 
 /**
  * Why a write to the absolute, normalized `target` could plant something git runs outside the
@@ -33,7 +13,7 @@ const GIT_DIR = '.git';
 export function gitLaunchPath(target: string, scope: Scope, cwd: string): string | undefined {
   const parts = target.split('/');
   for (let at = 1; at < parts.length; at++) {
-    if (parts[at] !== GIT_DIR) continue;
+    if (parts[at] !== GIT_DIR_NAME) continue;
     const gitDir = parts.slice(0, at + 1).join('/');
     const what = launcherPart(parts.slice(at + 1));
     if (what === undefined || namesExplicitly(scope, gitDir, target, cwd)) continue;
@@ -56,9 +36,9 @@ export function gitLaunchPath(target: string, scope: Scope, cwd: string): string
 function launcherPart(rest: readonly string[]): string | undefined {
   const [first] = rest;
   if (first === undefined) return 'itself';
-  if (LAUNCHERS.has(first)) return `\`${first}\``;
-  if (first !== 'modules') return undefined;
-  const nested = rest.slice(1).find((part) => LAUNCHERS.has(part));
+  if (GIT_LAUNCHERS.has(first)) return `\`${first}\``;
+  if (first !== SUBMODULES_DIR) return undefined;
+  const nested = rest.slice(1).find((part) => GIT_LAUNCHERS.has(part));
   return nested === undefined ? undefined : `a submodule's \`${nested}\``;
 }
 

@@ -6,11 +6,21 @@ export {
   type CommandSandboxOptions,
   type PreparedCommand,
 } from './prepare-command.js';
+export { sweepPlantedPointers } from './sweep-git-pointers.js';
+export {
+  GIT_DIR_NAME,
+  GIT_LAUNCHERS,
+  SUBMODULES_DIR,
+  gitDirPointer,
+  outermostGitDir,
+} from './git-launchers.js';
+export { guardGitDirs, type GitGuard, type GitGuardSpec } from './git-guard.js';
 export { probeSandbox, type SandboxProbeOptions } from './probe-sandbox.js';
 export {
   MISSING,
   SYSTEM_BIN_DIRS,
   locateTrustedBinary,
+  operatorSetting,
   systemBinary,
   trustProblem,
   type BinarySetting,

@@ -14,8 +14,8 @@ export const SANDBOX_HINT =
 
 export interface CommandSandboxOptions {
   settings: SandboxSettings;
-  /** The authority the command runs under. */
-  caveats: Caveats;
+  /** The authority the command runs under: its file axes and network. */
+  caveats: Pick<Caveats, 'fs_read' | 'fs_write' | 'net'>;
   /** The run's own state, taken away from every mount. */
   protect: readonly ProtectedPath[];
   /** Absolute working directory. */
@@ -33,6 +33,8 @@ export type PreparedCommand =
       env: Record<string, string>;
       /** What the command is told about its sandbox: grant entries that were not mounted. */
       notes: string[];
+      /** Git directories to sweep once the command has ended (`sweepPlantedPointers`). */
+      gitDirs: string[];
     }
   | { ok: false; message: string };
 
@@ -47,11 +49,12 @@ export type PreparedCommand =
 export function prepareCommand(options: CommandSandboxOptions): PreparedCommand {
   const { settings, caveats } = options;
   if (settings.mode === 'off')
-    return { ok: true, wrap: undefined, env: { ...options.env }, notes: [] };
+    return { ok: true, wrap: undefined, env: { ...options.env }, notes: [], gitDirs: [] };
   if (settings.mode === 'unavailable') {
     const unrestricted =
       caveats.fs_read === 'all' && caveats.fs_write === 'all' && caveats.net === 'all';
-    if (unrestricted) return { ok: true, wrap: undefined, env: { ...options.env }, notes: [] };
+    if (unrestricted)
+      return { ok: true, wrap: undefined, env: { ...options.env }, notes: [], gitDirs: [] };
     return {
       ok: false,
       message:
@@ -71,6 +74,16 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
     },
     fs,
   );
+  const [link] = plan.unprotectable;
+  if (link !== undefined)
+    return {
+      ok: false,
+      message:
+        `the sandbox cannot keep ${link} read-only: it is a symlink in a directory the command ` +
+        'may write, so the command could put a directory of its own there, from which git would ' +
+        'later run hooks or config as you; make it a real directory or file, or name it in ' +
+        'fs_write explicitly',
+    };
   for (const placeholder of plan.placeholders) {
     try {
       makePlaceholder(placeholder);
@@ -91,7 +104,13 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
       ok: false,
       message: `the exec sandbox has no bubblewrap to run: none was given and none that can be trusted is in ${SYSTEM_BIN_DIRS.join(', ')}: ${SANDBOX_HINT}`,
     };
-  return { ok: true, wrap: [bwrap, ...bwrapArgs(plan), '--'], env, notes };
+  return {
+    ok: true,
+    wrap: [bwrap, ...bwrapArgs(plan), '--'],
+    env,
+    notes,
+    gitDirs: plan.gitDirs,
+  };
 }
 
 function makePlaceholder(placeholder: { path: string; kind: 'file' | 'dir' }): void {

@@ -3,7 +3,12 @@ import { bwrapArgs } from './bwrap-args.js';
 import { nodeFsView } from './fs-view.js';
 import { runFile } from './run-file.js';
 import { planMounts } from './sandbox-mounts.js';
-import { locateTrustedBinary, MISSING, type TrustContext } from './trusted-binary.js';
+import {
+  locateTrustedBinary,
+  MISSING,
+  operatorSetting,
+  type TrustContext,
+} from './trusted-binary.js';
 
 /** Bounds the probe: a `bwrap` that hangs is as unusable as one that fails. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -30,10 +35,7 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
   if (process.platform !== 'linux')
     return { mode: 'unavailable', reason: `bubblewrap needs Linux; this is ${process.platform}` };
   const env = options.env ?? process.env;
-  const setting =
-    env.ARBOR_BWRAP !== undefined && env.ARBOR_BWRAP !== ''
-      ? { name: 'ARBOR_BWRAP', value: env.ARBOR_BWRAP }
-      : { name: 'security.bwrap', value: options.bwrap };
+  const setting = operatorSetting(env, 'ARBOR_BWRAP', 'security.bwrap', options.bwrap);
   const found = locateTrustedBinary('bwrap', setting, options.trust);
   if (!found.trusted) {
     if (found.path === undefined)

@@ -11,6 +11,8 @@ export interface RunFileOptions {
   killSignal?: NodeJS.Signals;
   /** Bytes kept of each of stdout and stderr (the head; default 1 MiB); the rest is counted. */
   maxOutputBytes?: number;
+  /** Aborting it sends `killSignal` at once. */
+  signal?: AbortSignal;
 }
 
 /** How a program run by `runFile` ended. */
@@ -68,6 +70,11 @@ export async function runFile(
   child.stderr.on('data', (chunk: Buffer) => {
     stderr.push(chunk);
   });
+  const stop = (): void => {
+    child.kill(options.killSignal ?? 'SIGTERM');
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted === true) stop();
   const timer =
     options.timeoutMs === undefined
       ? undefined
@@ -89,6 +96,7 @@ export async function runFile(
     );
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
 }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isInside } from '../../authority/index.js';
 import type { Caveats, ProtectedPath } from '../../protocol/index.js';
 import type { FsView } from './fs-view.js';
+import { guardGitDirs } from './git-guard.js';
 
 /** Why a mount is there: for messages, and for the property test of what a sandbox may see. */
 export type MountWhy =
@@ -39,6 +40,10 @@ export interface MountPlan {
   cwd: string;
   /** The command shares the host's network (`net = "all"`); otherwise it has none. */
   network: boolean;
+  /** Writable git directories with no `commondir` yet: one there after the command was planted. */
+  gitDirs: string[];
+  /** Git launch paths that are symlinks the command could replace: it must not run. */
+  unprotectable: string[];
 }
 
 /** Where a command's private home lives when the grant does not include the real one. */
@@ -85,7 +90,7 @@ interface Bind {
  * read-only tmpfs, a file that may be read by a read-only bind of itself, and the directories
  * between a writable mount and a protected path are pinned so they cannot be renamed away.
  * Everything is mounted at its real path (symlinks resolved), so what a command reaches is what
- * the caveats name.
+ * the caveats name. Git directories it could write keep what git runs read-only (`guardGitDirs`).
  */
 export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
   const isRoot = (entry: string): boolean => path.resolve(spec.cwd, entry) === '/';
@@ -122,14 +127,26 @@ export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
   const root: Access = writeAll ? 'rw' : readAll ? 'ro' : 'none';
   const access = (p: string): Access => accessOf(p, binds, root);
   const secrets = toolchainSecrets(binds, fs);
+  const git = guardGitDirs(
+    {
+      roots: binds.filter((b) => b.rw).map((b) => b.dest),
+      cwd: fs.real(spec.cwd),
+      fsWrite: spec.caveats.fs_write,
+    },
+    fs,
+    (p) => access(p) === 'rw',
+  );
+  const gitProtect = git.protect.filter((g) => !spec.protect.some((p) => p.path === g.path));
   const { protections, placeholders } = protect(
-    [...spec.protect, ...secrets],
+    [...spec.protect, ...secrets, ...gitProtect],
     fs,
     binds,
     access,
     writeAll,
   );
   mounts.push(...protections);
+  for (const entry of git.reopen)
+    mounts.push({ op: 'bind', src: entry, dest: entry, why: 'fs_write' });
 
   const cwd = fs.real(spec.cwd);
   if (access(cwd) === 'none' && cwd !== '/') mounts.push({ op: 'dir', dest: cwd, why: 'private' });
@@ -140,6 +157,8 @@ export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
     home: keepHome && spec.home !== undefined ? spec.home : PRIVATE_HOME,
     cwd,
     network: spec.caveats.net === 'all',
+    gitDirs: git.gitDirs,
+    unprotectable: git.unprotectable,
   };
 }
 

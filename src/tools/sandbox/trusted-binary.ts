@@ -38,6 +38,22 @@ export interface BinarySetting {
 }
 
 /**
+ * The operator's choice of a binary: the environment variable `envName` when set and not empty,
+ * else the config key `configName` (possibly unset).
+ */
+export function operatorSetting(
+  env: NodeJS.ProcessEnv,
+  envName: string,
+  configName: string,
+  configured: string | undefined,
+): BinarySetting {
+  const fromEnv = env[envName];
+  return fromEnv !== undefined && fromEnv !== ''
+    ? { name: envName, value: fromEnv }
+    : { name: configName, value: configured };
+}
+
+/**
  * Finds `name` in the fixed system directories, or takes the operator's setting, and checks it
  * can be trusted (see `trustProblem`). A setting is used alone: if it cannot be trusted, nothing
  * else is tried, so a typo never silently falls back to another binary.

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   isInside,
@@ -12,32 +11,10 @@ import {
   bwrapArgs,
   planMounts,
   toolchainRoot,
-  type FsView,
-  type Mount,
   type SandboxSpec,
 } from '../../../src/tools/index.js';
-
-/** A small machine: directories and files that exist, and a few symlinks. */
-function fakeFs(
-  entries: Record<string, 'dir' | 'file'>,
-  links: Record<string, string> = {},
-): FsView {
-  const kinds = new Map<string, 'dir' | 'file'>(Object.entries(entries));
-  for (const p of Object.keys(entries))
-    for (let d = path.dirname(p); d !== '/'; d = path.dirname(d))
-      if (!kinds.has(d)) kinds.set(d, 'dir');
-  return {
-    kind: (p) => (p in links ? 'symlink' : (kinds.get(p) ?? (p === '/' ? 'dir' : 'missing'))),
-    readlink: (p) => links[p] ?? '',
-    real: (p) => {
-      for (const [link, target] of Object.entries(links)) {
-        if (isInside(link, p))
-          return path.resolve(path.dirname(link), target, path.relative(link, p));
-      }
-      return p;
-    },
-  };
-}
+import { fakeFs } from '../../helpers/fake-fs.js';
+import { stateAt } from '../../helpers/mount-state.js';
 
 const MACHINE: Record<string, 'dir' | 'file'> = {
   '/usr/bin/sh': 'file',
@@ -65,38 +42,6 @@ const FS = fakeFs(MACHINE, {
   '/work/repo/rootlink': '/',
 });
 const CWD = '/work/repo';
-
-type State =
-  | { kind: 'none' }
-  | { kind: 'private' }
-  | { kind: 'masked' }
-  | { kind: 'host'; rw: boolean; host: string };
-
-/** What a process in the sandbox sees at `q`, applying the mounts as bubblewrap does, in order. */
-function stateAt(mounts: readonly Mount[], q: string): State {
-  const layers: { mount: Mount; rw: boolean }[] = [];
-  for (const mount of mounts) {
-    if (mount.op === 'remount-ro') {
-      const target = layers.findLast((l) => l.mount.dest === mount.dest);
-      if (target !== undefined) target.rw = false;
-      continue;
-    }
-    if (mount.op === 'dir' || mount.op === 'symlink') continue;
-    layers.push({ mount, rw: mount.op === 'bind' || mount.op === 'tmpfs' });
-  }
-  const layer = layers.findLast((l) => isInside(l.mount.dest, q));
-  if (layer === undefined) return { kind: 'none' };
-  const { mount } = layer;
-  if (mount.op === 'mask') return { kind: 'masked' };
-  if (mount.op === 'bind' || mount.op === 'ro-bind') {
-    return {
-      kind: 'host',
-      rw: layer.rw,
-      host: path.join(mount.src, path.relative(mount.dest, q)),
-    };
-  }
-  return { kind: 'private' };
-}
 
 const QUERIES = [
   ...Object.keys(MACHINE),
