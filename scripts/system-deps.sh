@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the system packages arbor's tests use, on Debian and Ubuntu: bubblewrap (the exec
 # sandbox), git (plan worktrees), chromium (the dashboard's browser tests, driven by
-# playwright-core, which never downloads a browser) and redis-server (the fleet's tests start their
-# own, on a free loopback port, without persistence). Elsewhere it says what to install and carries on: tests that
+# playwright-core, which never downloads a browser), redis-server (the fleet's tests start their
+# own, on a free loopback port, without persistence) and python3 (the red-team test that races the
+# file tools swaps a directory and a link with renameat2 through ctypes). Elsewhere it says what to install and carries on: tests that
 # need a missing part skip with the reason printed (and fail instead when CI is set).
 set -eu
 
@@ -11,6 +12,7 @@ command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 command -v git >/dev/null 2>&1 || missing="$missing git"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 [ -z "$missing" ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
