@@ -89,7 +89,7 @@ export class RepoGit {
     if (file === undefined) throw new Error('git cannot run in its sandbox: nothing to run');
     const argsOf = prepared.wrap === undefined ? argv : [...wrap, git, ...argv];
     const outcome = await runFile(file, argsOf, { ...common, env: prepared.env });
-    const swept = sweepPlantedPointers(prepared.gitDirs);
+    const swept = sweepPlantedPointers(prepared.gitDirs, prepared.preparedAt);
     if (swept.length > 0) throw new Error(`git ${args.join(' ')}: ${swept.join('; ')}`);
     return outputOf(args, outcome);
   }

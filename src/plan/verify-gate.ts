@@ -63,7 +63,7 @@ export async function runVerifyGate(
     const why = error instanceof Error ? error.message : String(error);
     return { status: 'failed', result: `verify \`${command}\` could not start: ${why}` };
   } finally {
-    swept = sweepPlantedPointers(prepared.gitDirs);
+    swept = sweepPlantedPointers(prepared.gitDirs, prepared.preparedAt);
   }
   // A check that plants a pointer in a git directory is hostile, whatever its exit code.
   if (swept.length > 0)

@@ -92,6 +92,38 @@ describeWithSandbox('.git cannot be turned into a launcher (arbor run, default g
     userGit(lib, 'status');
     expect(readdirSync(outside).filter((f) => f.endsWith('-ran'))).toEqual([]);
   });
+
+  it('disables a nested repository in the index that a command made a launcher', async () => {
+    const { ws, outside } = await repoWorkspace();
+    // The user's own nested repository, deeper than the mounts guard, tracked as a gitlink.
+    const lib = path.join(ws, 'deep', 'er', 'lib');
+    userGit(ws, 'init', '-q', lib);
+    userGit(lib, 'commit', '-q', '--allow-empty', '-m', 'lib');
+    userGit(ws, 'add', 'deep/er/lib');
+    userGit(ws, 'commit', '-q', '-m', 'lib as a gitlink');
+    const run = await scriptedRun({
+      cwd: ws,
+      script: execEach(
+        `${payload(outside, 'fsmonitor-ran')} > evil.sh && chmod +x evil.sh && echo ready`,
+        'git init -q sub && git -C sub config core.fsmonitor "$PWD/evil.sh" && git -C sub commit -q --allow-empty -m x && git add sub && echo nested',
+        'git -C deep/er/lib config core.fsmonitor "$PWD/evil.sh" && echo changed',
+      ),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    // The user's next git commands run nothing the agent planted.
+    userGit(ws, 'status');
+    userGit(ws, 'diff');
+    expect(readdirSync(outside).filter((f) => f.endsWith('-ran'))).toEqual([]);
+    const [ready, nested, changed] = run.results;
+    // A command that leaves the nested repositories alone is told nothing.
+    expect(ready).not.toContain('[sandbox:');
+    expect(nested).toMatch(
+      /\[sandbox: moved \S*\/sub\/\.git to \S*\/sub\/\.git\.disabled-by-arbor: a repository in the index/,
+    );
+    expect(changed).toMatch(/\[sandbox: moved \S*\/deep\/er\/lib\/\.git to /);
+    expect(existsSync(path.join(ws, 'sub', '.git'))).toBe(false);
+    expect(existsSync(path.join(lib, '.git'))).toBe(false);
+  });
 });
 
 describeWithSandbox('.git cannot be turned into a launcher (plan run --worktrees)', () => {

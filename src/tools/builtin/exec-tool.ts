@@ -69,7 +69,7 @@ export function execTool(context: BuiltinContext): Tool {
         return toolError(`\`${NAME}\`: could not start \`${command}\` in ${context.cwd}: ${why}.`);
       } finally {
         // Every process of the command has ended: what it planted in a git directory goes now.
-        swept = sweepPlantedPointers(prepared.gitDirs);
+        swept = sweepPlantedPointers(prepared.gitDirs, prepared.preparedAt);
       }
       // The process group is gone by now; a cancelled call ends as a cancellation, not a result.
       if (result.stopped?.why === 'cancelled') signal.throwIfAborted();

@@ -35,6 +35,8 @@ export type PreparedCommand =
       notes: string[];
       /** Git directories to sweep once the command has ended (`sweepPlantedPointers`). */
       gitDirs: string[];
+      /** When the command was made ready (ms since the epoch): the sweep's start of time. */
+      preparedAt: number;
     }
   | { ok: false; message: string };
 
@@ -49,12 +51,26 @@ export type PreparedCommand =
 export function prepareCommand(options: CommandSandboxOptions): PreparedCommand {
   const { settings, caveats } = options;
   if (settings.mode === 'off')
-    return { ok: true, wrap: undefined, env: { ...options.env }, notes: [], gitDirs: [] };
+    return {
+      ok: true,
+      wrap: undefined,
+      env: { ...options.env },
+      notes: [],
+      gitDirs: [],
+      preparedAt: Date.now(),
+    };
   if (settings.mode === 'unavailable') {
     const unrestricted =
       caveats.fs_read === 'all' && caveats.fs_write === 'all' && caveats.net === 'all';
     if (unrestricted)
-      return { ok: true, wrap: undefined, env: { ...options.env }, notes: [], gitDirs: [] };
+      return {
+        ok: true,
+        wrap: undefined,
+        env: { ...options.env },
+        notes: [],
+        gitDirs: [],
+        preparedAt: Date.now(),
+      };
     return {
       ok: false,
       message:
@@ -110,6 +126,7 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
     env,
     notes,
     gitDirs: plan.gitDirs,
+    preparedAt: Date.now(),
   };
 }
 
