@@ -79,7 +79,13 @@ export class SpawnDoor {
         this.#options.changed(at);
       }),
     });
-    if (started.ok) return started;
+    if (started.ok) {
+      // The rate is for storms: a child that has ended gives its token back.
+      void started.child.ended().then(() => {
+        this.#rate.give(this.#options.now());
+      });
+      return started;
+    }
     this.#options.record(at.id, 'spawn.refused', { reason: started.reason });
     return { ok: false, reason: started.reason };
   }

@@ -1,6 +1,8 @@
 /**
- * A token bucket for spawns: at most `count` spawns in a burst, refilled at `count` per `perMs`.
- * Refill is computed when asked, so an idle bucket costs nothing.
+ * A token bucket for spawns: at most `count` spawns in a burst, refilled at `count` per `perMs`,
+ * and a token given back when the child it started ends (`give`), so the bucket limits how fast
+ * children start while others still run — a storm — never sequential work, where each child ends
+ * before the next starts. Refill is computed when asked, so an idle bucket costs nothing.
  */
 export class SpawnRate {
   readonly #count: number;
@@ -21,6 +23,12 @@ export class SpawnRate {
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;
     return true;
+  }
+
+  /** A child started with a token has ended: the token comes back (never past `count`). */
+  give(now: number): void {
+    this.#refill(now);
+    this.#tokens = Math.min(this.#count, this.#tokens + 1);
   }
 
   /** Milliseconds until the next token (0 when one is left). */

@@ -209,6 +209,27 @@ describe('delegation through subagent_run', () => {
     expect(waitedFor).toEqual(new Set(['rate', 'breadth']));
   });
 
+  it('never makes sequential delegations wait for the spawn rate: a child that ends gives its token back', async () => {
+    const leaf = { match: { contains: 'Step' }, steps: [{ text: 'step done' }] };
+    // One sync delegation per round, twenty rounds: far past the default rate's 8 tokens.
+    const root = {
+      steps: Array.from({ length: 21 }, (_, n) =>
+        n < 20
+          ? {
+              tool_calls: [
+                { name: 'subagent.run', args: { instruction: `Step ${n + 1}`, provider: 'spawn' } },
+              ],
+            }
+          : { text: 'twenty steps done' },
+      ),
+    };
+    const { code, report, stderr } = await run({ scripts: [leaf, root] });
+    expect(code).toBe(0);
+    expect(report?.result).toBe('twenty steps done');
+    expect(report?.nodes).toHaveLength(21);
+    expect(stderr).not.toContain('"spawn.waiting"');
+  });
+
   it('refuses at max_total without waiting, naming the limit', async () => {
     const leaf = { match: { contains: 'Part' }, steps: [{ text: 'part done' }] };
     const root = {

@@ -174,6 +174,21 @@ describe('MCP servers through delegation', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('untrusted_input (everything)');
     expect(stderr).toContain('allow_trifecta');
+    // Tagged, it is not told to tag; exec is a leg, so narrowing it comes before lifting the check.
+    expect(stderr).not.toContain('--mcp-tags');
+    expect(stderr.indexOf('narrow `exec`')).toBeGreaterThan(-1);
+    expect(stderr.indexOf('narrow `exec`')).toBeLessThan(stderr.indexOf('allow_trifecta'));
+  });
+
+  it('tells a newcomer whose untagged --mcp server is refused to tag it or narrow exec', async () => {
+    const { code, stderr } = await runArbor(
+      ['run', '--intel', 'http://127.0.0.1:9/v1', '--model', 'm', '--mcp', EVERYTHING, 'x'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain('untrusted_input (everything: untagged)');
+    expect(stderr).toContain('`--mcp-tags everything=sensitive`');
+    expect(stderr).toContain('narrow `exec`');
   });
 });
 

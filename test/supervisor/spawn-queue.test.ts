@@ -140,4 +140,19 @@ describe('SpawnRate', () => {
     expect(rate.msUntilToken(100)).toBe(1_000);
     expect(rate.take(1_100)).toBe(true);
   });
+
+  it('takes a token back when a child ends, never past its size', () => {
+    const rate = new SpawnRate(2, 2_000, 0);
+    expect(rate.take(0)).toBe(true);
+    expect(rate.take(0)).toBe(true);
+    expect(rate.take(0)).toBe(false);
+    rate.give(0);
+    expect(rate.take(0)).toBe(true);
+    rate.give(0);
+    rate.give(0);
+    rate.give(0);
+    expect(rate.take(0)).toBe(true);
+    expect(rate.take(0)).toBe(true);
+    expect(rate.take(0)).toBe(false);
+  });
 });

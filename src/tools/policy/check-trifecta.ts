@@ -83,6 +83,34 @@ export function checkTrifecta(
     legs,
     message:
       `holding ${untrusted ?? ''}, ${sensitive ?? ''} and ${egress ?? ''} together is refused; ` +
-      'set security.allow_trifecta to allow it',
+      remedies(servers, options).join('; or '),
   };
+}
+
+/**
+ * What the operator can do about a refused trifecta, most specific first: say what an untagged
+ * server really does (an untagged server counts as all three), narrow the commands, and only then
+ * lift the check.
+ */
+function remedies(
+  servers: readonly { name: string; tags: readonly TrifectaTag[] }[],
+  options: TrifectaOptions,
+): string[] {
+  const out: string[] = [];
+  const untagged = servers.filter((s) => s.tags.length === 0).map((s) => s.name);
+  if (untagged.length > 0) {
+    const example = untagged[0] ?? 'NAME';
+    out.push(
+      `tag ${untagged.join(', ')} with what ${untagged.length === 1 ? 'it does' : 'they do'} ` +
+        `(untagged, a server counts as untrusted_input: \`--mcp-tags ${example}=sensitive\` for ` +
+        'one that only reads your own data, or `tags` in its [[mcp.server]] table)',
+    );
+  }
+  if ((options.extraTags ?? []).some((source) => source.name === 'exec'))
+    out.push(
+      'narrow `exec` to the commands the agent needs (`--exec "npm test,git status"`, or ' +
+        '`--exec none`), or give commands no network (`--net none` or a host list)',
+    );
+  out.push('set security.allow_trifecta (or pass `--allow-trifecta`) to allow it');
+  return out;
 }

@@ -19,8 +19,21 @@ describe('checkTrifecta', () => {
       ok: false,
       legs: { untrusted_input: ['web'], sensitive: ['db'], egress: ['web'] },
       message:
-        'holding untrusted_input (web), sensitive (db) and egress (web) together is refused; set security.allow_trifecta to allow it',
+        'holding untrusted_input (web), sensitive (db) and egress (web) together is refused; set security.allow_trifecta (or pass `--allow-trifecta`) to allow it',
     });
+  });
+
+  it('tells a newcomer with an untagged server and exec to tag it or narrow exec first', () => {
+    const check = checkTrifecta([server('files')], { allow: false, extraTags: [exec] });
+    expect(check.ok).toBe(false);
+    const message = check.ok ? '' : check.message;
+    expect(message).toContain('tag files with what it does');
+    expect(message).toContain('`--mcp-tags files=sensitive`');
+    expect(message).toContain('narrow `exec` to the commands the agent needs');
+    expect(message).toMatch(
+      /; or set security\.allow_trifecta \(or pass `--allow-trifecta`\) to allow it$/,
+    );
+    expect(message.indexOf('--mcp-tags')).toBeLessThan(message.indexOf('allow_trifecta'));
   });
 
   it('allows the same set when the operator allows it, and says so', () => {
