@@ -2,6 +2,7 @@ import { ArborError } from '../protocol/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
 import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
+import { chosen, gateChoices, showChoices } from './terminal-responder.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
 export const GATE_HELP = `Usage: arbor gate list [--run ID] [--db PATH]
@@ -9,6 +10,8 @@ export const GATE_HELP = `Usage: arbor gate list [--run ID] [--db PATH]
 
 Questions that agents asked a person (ask_human, or a policy rule that says ask). A run started
 with --ask-fallback wait holds each question open until it is answered here, from any shell.
+\`gate list\` shows a question's choices numbered; answering with a choice's number stores that
+choice (a gate without choices, or a choice that is itself a number, stores the answer as typed).
 `;
 
 /** `arbor gate list|answer`: see and answer the questions agents are waiting on. */
@@ -39,7 +42,8 @@ async function list(args: string[], io: CliIo): Promise<number> {
     });
     let text = '';
     for (const gate of gates) {
-      text += `${gate.runId} ${gate.id} ${gate.status} node ${gate.nodeId ?? '-'}: ${gate.question}${gate.answer === undefined ? '' : ` → ${gate.answer}`}\n`;
+      const choices = showChoices(gateChoices(gate.payload));
+      text += `${gate.runId} ${gate.id} ${gate.status} node ${gate.nodeId ?? '-'}: ${gate.question}${choices}${gate.answer === undefined ? '' : ` → ${gate.answer}`}\n`;
     }
     await write(io.stdout, text);
     return EXIT.ok;
@@ -67,7 +71,8 @@ async function answer(args: string[], io: CliIo): Promise<number> {
     if (
       !store.closeGate(runId, gateId, {
         status: 'answered',
-        answer: words.join(' '),
+        // A choice's number, as `gate list` and the terminal show them, stands for the choice.
+        answer: chosen(words.join(' '), gateChoices(gate.payload)),
         via: 'cli',
         closedAt: Date.now(),
       })

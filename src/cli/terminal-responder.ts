@@ -18,13 +18,8 @@ export function terminalResponder(input: Readable, output: Writable): HumanRespo
               return;
             }
             const lines = createInterface({ input, output, terminal: true });
-            const choices = Array.isArray(gate.payload.choices)
-              ? (gate.payload.choices as unknown[]).map(String)
-              : [];
-            const shown =
-              choices.length === 0
-                ? ''
-                : ` [${choices.map((choice, i) => `${i + 1}) ${choice}`).join(' / ')}]`;
+            const choices = gateChoices(gate.payload);
+            const shown = showChoices(choices);
             const onAbort = (): void => {
               lines.close();
               resolve({ answered: false, reason: 'the question was withdrawn', via: 'cancel' });
@@ -44,6 +39,18 @@ export function terminalResponder(input: Readable, output: Writable): HumanRespo
       return asked;
     },
   };
+}
+
+/** A gate's choices, as its payload lists them (none when it lists none). */
+export function gateChoices(payload: Record<string, unknown>): string[] {
+  return Array.isArray(payload.choices) ? (payload.choices as unknown[]).map(String) : [];
+}
+
+/** The choices as a person is shown them, numbered from 1: ` [1) yes / 2) no]`, or nothing. */
+export function showChoices(choices: readonly string[]): string {
+  return choices.length === 0
+    ? ''
+    : ` [${choices.map((choice, i) => `${i + 1}) ${choice}`).join(' / ')}]`;
 }
 
 /**
