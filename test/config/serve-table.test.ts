@@ -52,3 +52,28 @@ describe('[serve] as the config file gives it', () => {
     expect(problems(table)).toBeUndefined();
   });
 });
+
+describe('docs/serve.md on triggers', () => {
+  it('gives setup_tool as a field of mcp_resource, which is what the schema takes', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('smol-toml');
+    const doc = readFileSync(new URL('../../docs/serve.md', import.meta.url), 'utf8');
+    const line = doc.split('\n').find((l) => l.trim().startsWith('`mcp_resource = {'));
+    expect(line).toBeDefined();
+    const inline = (line ?? '').trim().replace(/^`|`\.?$/g, '');
+    const trigger = { name: 'spec', instruction: 'x', ...parse(inline) };
+    expect(problems({ trigger: [trigger] })).toBeUndefined();
+    expect(
+      problems({
+        trigger: [
+          {
+            name: 'spec',
+            instruction: 'x',
+            mcp_resource: { server: 's', uri: 'u' },
+            setup_tool: 't',
+          },
+        ],
+      }),
+    ).toBeDefined();
+  });
+});
