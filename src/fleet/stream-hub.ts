@@ -4,6 +4,12 @@ import type { Redis } from 'ioredis';
 /** Where the entries of one watched stream go, in order. */
 export type StreamSink = (fields: string[]) => void;
 
+/**
+ * How long a wake stream outlives its last wake: a hub's own `close` deletes it, this bounds what a
+ * killed worker or supervisor leaves in Redis. A read finds a wake stream made again later.
+ */
+const WAKE_TTL_MS = 10 * 60_000;
+
 /** Longest one blocking read waits before it looks again (a watch wakes it sooner). */
 const BLOCK_MS = 5_000;
 /** Most entries one read takes from each stream. */
@@ -46,10 +52,18 @@ export class StreamHub {
     this.#loop = this.#run();
   }
 
-  /** Delivers every entry of `stream`, from its first, to `sink`. */
+  /**
+   * Delivers every entry of `stream`, from its first, to `sink`. The wake stream's expiry is set
+   * again with each wake, so a process killed without `close` leaves nothing behind for long.
+   */
   watch(stream: string, sink: StreamSink): void {
     this.#watched.set(stream, { lastId: '0', sink });
-    this.#writer.xadd(this.#wakeKey, 'MAXLEN', '~', '16', '*', 'w', '1').catch(() => undefined);
+    this.#writer
+      .multi()
+      .xadd(this.#wakeKey, 'MAXLEN', '~', '16', '*', 'w', '1')
+      .pexpire(this.#wakeKey, WAKE_TTL_MS)
+      .exec()
+      .catch(() => undefined);
   }
 
   unwatch(stream: string): void {

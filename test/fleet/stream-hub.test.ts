@@ -61,6 +61,15 @@ describeWithRedis('StreamHub', () => {
 
   const name = (label: string): string => `test:${label}:${randomUUID()}`;
 
+  it('gives its wake stream an expiry, so a killed process leaves none behind for good', async () => {
+    const { hub: created, writer, wakeKey } = hub();
+    created.watch(`test:s:${randomUUID()}`, () => undefined);
+    await expect.poll(() => writer.exists(wakeKey)).toBe(1);
+    const ttl = await writer.pttl(wakeKey);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(10 * 60_000);
+  });
+
   it('delivers the entries of many watched streams, each in order', async () => {
     const { hub: streams, writer } = hub();
     const keys = Array.from({ length: 6 }, (_, i) => name(`s${i}`));
