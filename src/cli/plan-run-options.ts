@@ -14,6 +14,7 @@ export const PLAN_RUN_OPTIONS = {
   'verify-timeout': { type: 'string' },
   plan: { type: 'string' },
   'trust-run-log': { type: 'boolean' },
+  force: { type: 'boolean' },
 } as const;
 
 export const PLAN_RUN_HELP = `Usage: arbor plan run <plan.toml> [options]
@@ -49,6 +50,8 @@ Plan options:
   --redis URL              the fleet's Redis, without a password (see \`arbor run --help\`)
   --plan FILE              (resume) the authored plan of the run-log (default: its name
                            without .run)
+  --force                  (run) start over when plan.run.toml exists, overwriting it (without
+                           it, \`plan run\` refuses and names \`plan resume\`)
   --trust-run-log          (resume) take statuses and results from a run-log that does not
                            match what its run last recorded in the store (edited by hand, or
                            written by something other than arbor)

@@ -1,4 +1,5 @@
-import { runLogPath, type Plan } from '../plan/index.js';
+import { existsSync } from 'node:fs';
+import { planWarnings, runLogPath, type Plan } from '../plan/index.js';
 import { isArborError, urlSecrets, type IntelConfig } from '../protocol/index.js';
 import {
   checkRunLog,
@@ -49,7 +50,7 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     await write(io.stdout, PLAN_RUN_HELP);
     return EXIT.ok;
   }
-  const { plan: authored, 'trust-run-log': trust, ...runValues } = values;
+  const { plan: authored, 'trust-run-log': trust, force, ...runValues } = values;
   // Every flag is checked before the plan is read; the settings are resolved again below, with
   // the plan's goal as the instruction.
   const { planFile, flags, events } = validateAll({
@@ -65,6 +66,16 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
       if (!resume && authored !== undefined)
         throw usageError(
           '`--plan` names the authored plan of a run-log: it goes with `plan resume`.',
+        );
+      if (resume && force === true)
+        throw usageError('`--force` goes with `plan run`: `plan resume` overwrites nothing.');
+    },
+    runLog: () => {
+      if (resume || force === true || file === undefined) return;
+      const log = runLogPath(file);
+      if (existsSync(log))
+        throw usageError(
+          `${log} exists: an earlier run of this plan. \`arbor plan resume ${log}\` continues it; \`arbor plan run ${file} --force\` starts over and overwrites it.`,
         );
     },
   });
@@ -89,6 +100,8 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
       `arbor: ${planFile} has subtasks ${authoredPath} no longer has; they are dropped: ${dropped.join(', ')}\n`,
     );
   }
+  const warnings = planWarnings(plan).map((warning) => `arbor: warning: ${warning}\n`);
+  if (warnings.length > 0) await write(io.stderr, warnings.join(''));
   const settings = resolveRunSettings(plan.goal ?? `plan ${planFile}`, runValues, io.env, {
     providers: LEAF_PROVIDERS,
   });

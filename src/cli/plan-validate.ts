@@ -1,4 +1,4 @@
-import { leaves, validatePlan } from '../plan/index.js';
+import { leaves, planWarnings, validatePlan } from '../plan/index.js';
 import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { loadPlan, parsePlanArgs } from './plan-load.js';
@@ -11,7 +11,8 @@ instructions, deps and parents that name no subtask, dependency cycles, parent c
 branch nodes, and a plan with no leaves. Works on a run-log (.run.toml) too.
 
 Prints "ok: N subtasks, M leaves" and exits 0, or prints every problem, one per line, to stderr
-and exits 2.
+and exits 2. What is valid but most likely a mistake (a leaf that grants an axis but no max_calls,
+so every tool call it makes would be refused) is printed to stderr as a warning.
 
 Options:
   --fragment   the file is a slice of a larger plan: deps and parents may name subtasks outside it
@@ -35,6 +36,8 @@ export async function planValidate(args: string[], io: CliIo): Promise<number> {
     await write(io.stderr, lines.join(''));
     return EXIT.usage;
   }
+  const warnings = planWarnings(plan).map((warning) => `${file}: warning: ${warning}\n`);
+  if (warnings.length > 0) await write(io.stderr, warnings.join(''));
   const n = plan.subtask.length;
   const m = leaves(plan).length;
   await write(

@@ -1,6 +1,7 @@
 export { cyclicComponents, functionalCycles, shortestCycleThrough } from './find-cycles.js';
 export { parsePlanToml, type ParsePlanOptions } from './parse-plan-toml.js';
 export { readPlanFile, runLogPath, writePlanAtomic } from './plan-file.js';
+export { planWarnings } from './plan-warnings.js';
 export {
   branchIds,
   children,
