@@ -23,6 +23,8 @@ const EDGE_MODULES = [
   'src/serve/http-app.ts',
   // Child results that are JSON text, re-parsed for the parent.
   'src/supervisor/distill.ts',
+  // Log and crash-report lines a child writes on stderr, shown by their message.
+  'src/supervisor/stderr-line.ts',
   // Jobs and stream entries of the fleet, parsed once their MAC verifies.
   'src/fleet/envelope.ts',
 ];

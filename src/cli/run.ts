@@ -1,5 +1,11 @@
 import { isArborError, urlSecrets, type IntelConfig, type Outcome } from '../protocol/index.js';
-import { mintRunId, Runtime, type RunStart, type StartedRun } from '../runtime/index.js';
+import {
+  mintRunId,
+  planResume,
+  Runtime,
+  type RunStart,
+  type StartedRun,
+} from '../runtime/index.js';
 import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
 import { WarmInput } from './warm-input.js';
 import { ndjsonEvents } from './event-log.js';
@@ -11,7 +17,8 @@ import { LiveTree } from './live-tree.js';
 import { openFleet } from '../fleet/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
-import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import { recordedIntelligence } from './recorded-run.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
@@ -42,7 +49,8 @@ export async function runCommand(
 
 /**
  * `arbor resume RUN` (also `arbor run --resume RUN`): continues an interrupted run with the
- * intelligence, MCP servers and credentials given now; prints as `arbor run` would have.
+ * intelligence, MCP servers and credentials given now (the model and endpoints the run recorded
+ * where none are given); prints as `arbor run` would have.
  */
 export async function resumeRun(
   runId: string,
@@ -51,7 +59,9 @@ export async function resumeRun(
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   // The instruction is the recorded one; the settings supply everything that was never stored.
-  return runSettings(() => resolveRunSettings(`resume ${runId}`, values, env), values, io, env, {
+  const recorded = (dbPath: string) => recordedIntelligence(dbPath, runId);
+  const resolve = () => resolveRunSettings(`resume ${runId}`, values, env, { recorded });
+  return runSettings(resolve, values, io, env, {
     runId,
     deadline: values.deadline !== undefined,
     narrow: GRANT_FLAGS.filter(([flag]) => values[flag] !== undefined).map(([, axis]) => axis),
@@ -159,6 +169,15 @@ async function runRoot(
     pool: settings.pool,
     ...(tracing === undefined ? {} : { tracing }),
   });
+  // A run that cannot be resumed says why, and nothing announces it as resuming first.
+  if (resume !== undefined) {
+    try {
+      planResume(runtime.store, runId);
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+  }
   await write(
     io.stderr,
     `arbor: ${resume === undefined ? 'run' : 'resuming run'} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
@@ -189,6 +208,10 @@ async function runRoot(
       command: resume === undefined ? 'run' : 'resume',
       model: intelligence.model,
       endpoints: intelligence.endpoints.length,
+      // What a resume uses when it is given no model or endpoint (never a mock's passing port).
+      ...(settings.intelligence === undefined
+        ? {}
+        : { intelligence: recordIntel(settings.intelligence) }),
       max_steps: settings.maxSteps,
       warm: settings.warm,
     },

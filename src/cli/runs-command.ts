@@ -1,4 +1,4 @@
-import { parseDuration } from '../config/index.js';
+import { parseAge } from '../config/index.js';
 import { ArborError, replayTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
@@ -57,7 +57,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
       limit: { type: 'string' },
     });
     const since =
-      values.since === undefined ? undefined : Date.now() - parseDuration(values.since, '--since');
+      values.since === undefined ? undefined : Date.now() - parseAge(values.since, '--since');
     const limit = values.limit === undefined ? 50 : countOf(values.limit, '--limit');
     return withStore(values.db, io, async (store) => {
       const runs = store
@@ -203,7 +203,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
     });
     if (values['older-than'] === undefined)
       throw usageError('`arbor runs prune` needs --older-than DURATION (such as `30d`).');
-    const before = Date.now() - parseDuration(values['older-than'], '--older-than');
+    const before = Date.now() - parseAge(values['older-than'], '--older-than');
     return withStore(values.db, io, async (store) => {
       const ids = store.pruneRuns(before, { dryRun: values['dry-run'] === true });
       const verb = values['dry-run'] === true ? 'would delete' : 'deleted';

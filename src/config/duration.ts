@@ -45,6 +45,15 @@ export function parseDuration(
 }
 
 /**
+ * Parses a duration that is never a timer, such as an age (`runs prune --older-than 30d`,
+ * `runs list --since 90d`): like {@link parseDuration} without the 24-day timer cap. An age too
+ * large for a number is `Infinity`, which reaches back before any run.
+ */
+export function parseAge(text: string, what: string): number {
+  return parseDuration(text, what, { maxMs: Infinity });
+}
+
+/**
  * The milliseconds of a duration (at least 1; `Infinity` past what a number holds), or
  * `undefined` when `text` is not one.
  */

@@ -5,7 +5,7 @@ export {
   readConfigText,
   type ConfigFile,
 } from './config-file.js';
-export { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.js';
+export { formatDuration, MAX_DURATION_MS, parseAge, parseDuration } from './duration.js';
 export { providerOption } from './provider-option.js';
 export {
   resolveGrant,
@@ -14,6 +14,12 @@ export {
   type SandboxChoice,
   type SecuritySettings,
 } from './run-authority.js';
+export {
+  recordedIntelOf,
+  recordIntel,
+  RecordedIntelSchema,
+  type RecordedIntel,
+} from './recorded-intel.js';
 export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
 export { problemsError, problemsOf, validateAll } from './validate-all.js';
 export { type PrincipalEntry, type ServeTable, type TriggerEntry } from './serve-table.js';

@@ -17,6 +17,7 @@ import { validateAll } from './validate-all.js';
 import { loadConfigFile, MAX_POOL, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
 import { refuseUrlCredentials } from './endpoint-credentials.js';
+import { recordedEndpoints, type RecordedIntel } from './recorded-intel.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
 
 /** Flags of `arbor run`, as `parseArgs` returns them. */
@@ -72,12 +73,25 @@ interface Layer {
   name: string;
 }
 
+/** What a caller knows beyond flags, environment and config file. */
+interface GivenSettings {
+  /** A config already read and validated (the library's options). */
+  config?: ConfigFile;
+  cwd?: string;
+  providers?: readonly ProviderName[];
+  /**
+   * The intelligence the run being resumed recorded, read from the store at `dbPath`: the lowest
+   * layer, for the model or endpoints that nothing else names.
+   */
+  recorded?: (dbPath: string) => RecordedIntel | undefined;
+}
+
 /** Resolves and validates every setting before anything runs. Errors exit 2. */
 export function resolveRunSettings(
   instruction: string,
   flags: RunFlags,
   env: NodeJS.ProcessEnv,
-  given: { config?: ConfigFile; cwd?: string; providers?: readonly ProviderName[] } = {},
+  given: GivenSettings = {},
 ): RunSettings {
   // A config already read and validated (the library's options), or the `--config` file. A file
   // that cannot be used is one problem among the others, not the end of the checks.
@@ -98,6 +112,8 @@ export function resolveRunSettings(
     if (fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, name: envName };
     return undefined;
   };
+  const dbPath = pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH;
+  const recorded = given.recorded === undefined ? undefined : () => given.recorded?.(dbPath);
   const deadline = pick('deadline', 'ARBOR_DEADLINE');
   const configDeadline = config?.limits?.deadline;
   const checked = validateAll({
@@ -115,7 +131,8 @@ export function resolveRunSettings(
         pick('provider', 'ARBOR_PROVIDER')?.value.trim(),
       ),
     // Without a usable config file, a missing model or endpoint may be the file's to give.
-    intelligence: () => resolveIntelligence(flags, config, pick, configProblem === undefined),
+    intelligence: () =>
+      resolveIntelligence(flags, config, pick, configProblem === undefined, recorded),
     maxSteps: () =>
       integer(pick('max-steps', 'ARBOR_MAX_STEPS'), 1) ??
       config?.limits?.max_steps ??
@@ -162,7 +179,7 @@ export function resolveRunSettings(
     rules: config?.security?.policy ?? [],
     allowTrifecta: flags['allow-trifecta'] === true || config?.security?.allow_trifecta === true,
     budget: budgetOf(tokens, usd, config),
-    dbPath: pick('db', 'ARBOR_DB')?.value ?? config?.store?.path ?? DEFAULT_DB_PATH,
+    dbPath,
     json: flags.json === true,
     warm: flags.warm === true,
     mockLlm: flags['mock-llm'],
@@ -187,11 +204,20 @@ function resolveIntelligence(
   config: ConfigFile | undefined,
   pick: (flag: keyof RunFlags, envName: string) => Layer | undefined,
   isConfigUsable: boolean,
+  readRecorded?: () => RecordedIntel | undefined,
 ): IntelConfig | undefined {
   const section = config?.intelligence;
   const dialectLayer = pick('dialect', 'ARBOR_DIALECT');
-  const model = pick('model', 'ARBOR_MODEL')?.value ?? section?.model;
   const urls = pick('intel', 'ARBOR_INTEL');
+  const modelGiven = pick('model', 'ARBOR_MODEL')?.value ?? section?.model;
+  const hasEndpoints =
+    urls !== undefined || section?.endpoint !== undefined || section?.endpoints !== undefined;
+  // A resumed run falls back on what it recorded, for what nothing given now names.
+  const recorded =
+    flags['mock-llm'] === undefined && (!hasEndpoints || modelGiven === undefined)
+      ? readRecorded?.()
+      : undefined;
+  const model = modelGiven ?? recorded?.model;
   const { dialect, endpointsGiven } = validateAll({
     dialect: () =>
       dialectLayer === undefined ? (section?.dialect ?? 'openai') : dialectOf(dialectLayer),
@@ -205,7 +231,7 @@ function resolveIntelligence(
           '`--mock-llm` runs a scripted model; it cannot be combined with `--intel` or configured endpoints.',
         );
       if (flags['mock-llm'] !== undefined || !isConfigUsable) return undefined;
-      if (urls === undefined && section?.endpoint === undefined && section?.endpoints === undefined)
+      if (!hasEndpoints && recorded === undefined)
         throw new ArborError(
           'usage',
           'No model endpoint: pass `--intel URL` (or set ARBOR_INTEL, or `intelligence.endpoints` in `--config`), or try `--mock-llm examples/playbooks/demo.json`.',
@@ -232,7 +258,11 @@ function resolveIntelligence(
             ...(table.model === undefined ? {} : { model: table.model }),
             ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
           }))
-        : (section?.endpoints ?? []).map((url) => ({ url, dialect, headers: {} }));
+        : section?.endpoints !== undefined
+          ? section.endpoints.map((url) => ({ url, dialect, headers: {} }))
+          : recorded === undefined
+            ? []
+            : recordedEndpoints(recorded, dialectLayer === undefined ? undefined : dialect);
   refuseUrlCredentials(
     endpointList.map((endpoint) => endpoint.url),
     urls?.name ??

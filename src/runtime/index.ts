@@ -22,5 +22,5 @@ export {
 export { startPlan, type PlanEnd, type PlanStart, type StartedPlan } from './plan-session.js';
 export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 export { preparePlan, type PreparedPlan } from './prepare-plan.js';
-export { continuedRun, runLogRun } from './resume-plan.js';
+export { continuedRun, planResume, runLogRun } from './resume-plan.js';
 export { resolvePeerSecrets, resolveServerSecrets } from './server-secrets.js';

@@ -12,7 +12,7 @@ import {
   type Subtask,
 } from '../plan/index.js';
 import type { Usage } from '../protocol/index.js';
-import type { Supervisor } from '../supervisor/index.js';
+import { killAtOf, type Supervisor } from '../supervisor/index.js';
 import { leafDispatcher } from './plan-leaf.js';
 import { recordRunLog } from './run-log.js';
 import { mintRunId } from './run-id.js';
@@ -198,11 +198,11 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
 }
 
 /**
- * Crash-recovery tests: `ARBOR_TEST_KILL_AT=plan.<status>:<id>` kills this process with SIGKILL
- * right after the run-log records that subtask in that status.
+ * Crash-recovery tests: `ARBOR_TEST_KILL_AT=plan.<status>:<id>` (with `ARBOR_TEST_MODE=chaos`)
+ * kills this process with SIGKILL right after the run-log records that subtask in that status.
  */
 function killPoint(env: NodeJS.ProcessEnv, changed: readonly Subtask[]): void {
-  const at = env.ARBOR_TEST_KILL_AT;
+  const at = killAtOf(env);
   if (!at?.startsWith('plan.')) return;
   if (changed.some((subtask) => at === `plan.${subtask.status}:${subtask.id}`))
     process.kill(process.pid, 'SIGKILL');

@@ -1,3 +1,4 @@
+import { readableStderrLine } from './stderr-line.js';
 import {
   ArborError,
   outcomeOf,
@@ -90,7 +91,8 @@ export function syntheticEnd(
   stderrTail: readonly string[],
   ladder: LadderOutcome | undefined,
 ): ChildEnd {
-  const tail = stderrTail.length > 0 ? `; last stderr: ${stderrTail.slice(-3).join(' | ')}` : '';
+  const last = stderrTail.slice(-3).map(readableStderrLine);
+  const tail = last.length > 0 ? `; last stderr: ${last.join(' | ')}` : '';
   const reason =
     teardown?.reason ??
     (exit.lost === undefined ? undefined : `worker lost: ${exit.lost}`) ??
@@ -103,20 +105,32 @@ export function syntheticEnd(
   };
 }
 
-/** The error for a child that never said `ready`, with what it said on stderr. */
+/**
+ * The error for a child that never said `ready`, with what it said on stderr (log lines by their
+ * message). `teardown` is why the supervisor stopped it, when it did: that, not the signal it was
+ * stopped with, is the cause.
+ */
 export function spawnFailure(
   exit: ProcessExit,
   failed: { message: string; code?: string } | undefined,
   stderrTail: readonly string[],
+  teardown?: Teardown,
 ): ArborError {
+  const exited = `code ${String(exit.code)}, signal ${String(exit.signal)}`;
   const how =
     exit.error !== undefined
       ? `could not start: ${exit.error.message}`
-      : `exited (code ${String(exit.code)}, signal ${String(exit.signal)}) before \`ready\``;
+      : teardown !== undefined
+        ? `was stopped before \`ready\`: ${teardown.reason} (it exited with ${exited})`
+        : `exited (${exited}) before \`ready\``;
+  // A message that ends a sentence is joined to the stderr lines without a stray `.;`.
+  const said = failed?.message.replace(/\.\s*$/, '');
   const message = [
     `child ${how}`,
-    failed === undefined ? '' : `: ${failed.message}`,
-    stderrTail.length === 0 ? '' : `; last stderr lines:\n${stderrTail.join('\n')}`,
+    said === undefined ? '' : `: ${said}`,
+    stderrTail.length === 0
+      ? ''
+      : `; last stderr lines:\n${stderrTail.map(readableStderrLine).join('\n')}`,
   ].join('');
   return new ArborError('spawn_failed', message, {
     // The child's own error code (`mcp_unavailable`, `intel_auth`, …) decides the exit code.

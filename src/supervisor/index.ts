@@ -98,4 +98,4 @@ export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './ti
 export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
 export { type ResumeState } from './resumed-run.js';
-export { KILL_POINTS, type KillPoint } from './kill-points.js';
+export { KILL_POINTS, killAtOf, type KillPoint } from './kill-points.js';

@@ -1,8 +1,9 @@
 /**
  * Named points in a run's life where a test can kill the supervisor outright (SIGKILL, as a crash
  * or a power cut would), to check that `arbor resume` continues from what was recorded. Set
- * `ARBOR_TEST_KILL_AT=NAME` (the first time the point is reached) or `NAME:N` (the Nth time).
- * Records written so far are flushed first: the kill comes right after the point's record.
+ * `ARBOR_TEST_MODE=chaos` and `ARBOR_TEST_KILL_AT=NAME` (the first time the point is reached) or
+ * `NAME:N` (the Nth time). Records written so far are flushed first: the kill comes right after
+ * the point's record.
  */
 export const KILL_POINTS = [
   /** A node was minted and recorded; its child has not started. */
@@ -22,10 +23,23 @@ export const KILL_POINTS = [
 ] as const;
 export type KillPoint = (typeof KILL_POINTS)[number];
 
-const spec = parseSpec(process.env.ARBOR_TEST_KILL_AT);
+/**
+ * The kill point `env` asks for, or `undefined`. A shipped CLI that SIGKILLs itself because one
+ * stray variable was set (left in a shell, inherited from a test) would look like a crash, so
+ * `ARBOR_TEST_KILL_AT` counts only beside `ARBOR_TEST_MODE=chaos`, a second variable nobody sets
+ * by accident. Plan runs read their own points (`plan.<status>:<id>`) through this too.
+ */
+export function killAtOf(env: NodeJS.ProcessEnv): string | undefined {
+  return env.ARBOR_TEST_MODE === 'chaos' ? env.ARBOR_TEST_KILL_AT : undefined;
+}
+
+const spec = parseSpec(killAtOf(process.env));
 const reached = new Map<KillPoint, number>();
 
-/** Kills this process if `ARBOR_TEST_KILL_AT` names this point (and this occurrence of it). */
+/**
+ * Kills this process if `ARBOR_TEST_KILL_AT` names this point (and this occurrence of it) in
+ * chaos test mode.
+ */
 export function killPoint(name: KillPoint | undefined, store: { flush(): void }): void {
   if (spec === undefined || name !== spec.name) return;
   const count = (reached.get(name) ?? 0) + 1;

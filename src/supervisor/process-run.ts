@@ -103,7 +103,7 @@ export class ProcessRun {
     this.#readyTimer = setTimeout(() => {
       void this.#beginTeardown({
         status: 'crashed',
-        reason: `no \`ready\` within ${options.timing.readyTimeoutMs} ms`,
+        reason: `it sent no \`ready\` within the start timeout of ${options.timing.readyTimeoutMs} ms`,
       });
     }, options.timing.readyTimeoutMs);
     this.result = this.#child.exited.then(async (exit) => {
@@ -347,7 +347,7 @@ export class ProcessRun {
 
   #spawnError(exit: ProcessExit): ArborError {
     const failed = this.#terminal?.via === 'failed' ? this.#terminal.error : undefined;
-    return spawnFailure(exit, failed, this.#child.stderrTail());
+    return spawnFailure(exit, failed, this.#child.stderrTail(), this.#teardown);
   }
 
   #end(exit: ProcessExit, ladder: LadderOutcome | undefined): ChildEnd {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
+import { killAt } from '../helpers/arbor-process.js';
 import { fakeLlm, steps } from '../helpers/fake-llm.js';
 import { resumeDir, runIdOf } from '../helpers/resume-run.js';
 import { rounds, scriptedRun, workspace } from '../helpers/scripted-run.js';
@@ -261,10 +262,7 @@ tool = "fs.write"
       ),
     );
     // Killed at the model call that made the large call: its answer was recorded, not acted on.
-    const crashed = await dir.run('Write it.', { ARBOR_TEST_KILL_AT: 'model-call:1' }, [
-      '--fs-write',
-      '.',
-    ]);
+    const crashed = await dir.run('Write it.', killAt('model-call:1'), ['--fs-write', '.']);
     expect(crashed.signal).toBe('SIGKILL');
     expect(dir.llm.requests).toHaveLength(1);
     const resumed = await dir.resume(runIdOf(crashed), ['--fs-write', '.']);

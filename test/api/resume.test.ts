@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { isArborError } from '../../src/index.js';
 import { collect, openArbor } from './helpers.js';
 import { join } from 'node:path';
+import { killAt } from '../helpers/arbor-process.js';
 import { leafScript, planDir } from '../helpers/plan-run.js';
 import { readRun, resumeDir, runIdOf, THREE_LEVELS, toolsOf } from '../helpers/resume-run.js';
 
 describe('arbor.resume(runId)', () => {
   it('continues a run whose supervisor was killed, to the answer an uninterrupted run gives', async () => {
     const dir = await resumeDir();
-    const crashed = await dir.run('Run the listing.', { ARBOR_TEST_KILL_AT: 'child-result:1' });
+    const crashed = await dir.run('Run the listing.', killAt('child-result:1'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = runIdOf(crashed);
 
@@ -29,7 +30,7 @@ describe('arbor.resume(runId)', () => {
 
   it('narrows the recorded grant with `grant`, never widening it', async () => {
     const dir = await resumeDir();
-    const crashed = await dir.run('Run the listing.', { ARBOR_TEST_KILL_AT: 'model-call:1' });
+    const crashed = await dir.run('Run the listing.', killAt('model-call:1'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = runIdOf(crashed);
     expect(toolsOf(dir.llm.requests[0])).toContain('fs_list');
@@ -71,9 +72,12 @@ describe('arbor.resume(runId)', () => {
       `[[subtask]]\nid = "a"\ninstruction = "Task A: first"\n\n[[subtask]]\nid = "b"\ninstruction = "Task B: second"\ndeps = ["a"]\n`,
       playbook,
     );
-    const crashed = await plan.arbor('run', 'plan.toml', ['--fs-read', '.'], {
-      ARBOR_TEST_KILL_AT: 'tool-result:1',
-    });
+    const crashed = await plan.arbor(
+      'run',
+      'plan.toml',
+      ['--fs-read', '.'],
+      killAt('tool-result:1'),
+    );
     expect(crashed.signal).toBe('SIGKILL');
     const runId = (await plan.readLog()).run;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
-import { ArborProcess } from '../helpers/arbor-process.js';
+import { ArborProcess, killAt } from '../helpers/arbor-process.js';
 import { resumeDir, runIdOf, THREE_LEVELS } from '../helpers/resume-run.js';
 
 const INSTRUCTION = 'Run the three-level listing, asking first.';
@@ -53,7 +53,7 @@ describe('chaos: kill the supervisor while a deep node waits on a person (gate-o
     expect(live.stdout).toContain('Root done');
 
     const dir = await resumeDir(ASKING_TREE);
-    const crashed = await dir.run(INSTRUCTION, { ARBOR_TEST_KILL_AT: 'gate-open' }, WAIT);
+    const crashed = await dir.run(INSTRUCTION, killAt('gate-open'), WAIT);
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
     const runId = runIdOf(crashed);
     const before = dir.read(runId);

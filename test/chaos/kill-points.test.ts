@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KILL_POINTS } from '../../src/supervisor/index.js';
+import { killAt } from '../helpers/arbor-process.js';
 import { recordedResults, resumeDir, runIdOf, type RunRecords } from '../helpers/resume-run.js';
 
 const INSTRUCTION = 'Run the three-level listing.';
@@ -48,7 +49,7 @@ describe('chaos: kill the supervisor at every named point, then arbor resume', (
 
   it.each(CASES)('killed at %s: resumes to the uninterrupted answer', async (point) => {
     const dir = await resumeDir();
-    const crashed = await dir.run(INSTRUCTION, { ARBOR_TEST_KILL_AT: point });
+    const crashed = await dir.run(INSTRUCTION, killAt(point));
     expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
     const runId = runIdOf(crashed);
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KILL_POINTS } from '../../src/supervisor/index.js';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
+import { killAt } from '../helpers/arbor-process.js';
 import { resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** A tree shape: each node's children, nested. */
@@ -57,9 +58,7 @@ describe('chaos: random kill points in random trees', () => {
           expect(clean.code, clean.stderr).toBe(0);
 
           const dir = await resumeDir(playbook);
-          const crashed = await dir.run('Agent 0: lead.', {
-            ARBOR_TEST_KILL_AT: `${point}:${String(occurrence)}`,
-          });
+          const crashed = await dir.run('Agent 0: lead.', killAt(`${point}:${String(occurrence)}`));
           // A point the tree reaches fewer times than `occurrence` never fires: nothing to resume.
           if (crashed.signal !== 'SIGKILL') {
             expect(crashed.stdout).toBe(clean.stdout);

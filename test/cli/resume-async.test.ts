@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptEntry } from '../../src/protocol/index.js';
+import { killAt } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** The root starts a sub-agent asynchronously, then awaits it; the sub-agent looks, then answers. */
@@ -55,7 +56,7 @@ describe('arbor resume: children whose spawn had returned', () => {
     async (mode) => {
       const dir = await resumeDir(asyncTree(mode));
       // The root's spawn returned (its result recorded); the child has just started.
-      const crashed = await dir.run('Delegate.', { ARBOR_TEST_KILL_AT: 'tool-result:1' });
+      const crashed = await dir.run('Delegate.', killAt('tool-result:1'));
       expect(crashed.signal).toBe('SIGKILL');
       const runId = runIdOf(crashed);
       expect(resultsOf(readRun(dir.db, runId).transcripts.get('n0'), 'subagent.run')).toHaveLength(
@@ -80,7 +81,7 @@ describe('arbor resume: children whose spawn had returned', () => {
   it('continues a running async child from its transcript: its completed step is not run again', async () => {
     const dir = await resumeDir(asyncTree('async'));
     // The child's tool result is recorded; the root is awaiting it.
-    const crashed = await dir.run('Delegate.', { ARBOR_TEST_KILL_AT: 'tool-result:2' });
+    const crashed = await dir.run('Delegate.', killAt('tool-result:2'));
     expect(crashed.signal).toBe('SIGKILL');
     expect(childFirstSteps(dir.llm.requests)).toBe(1);
 
@@ -99,7 +100,7 @@ describe('arbor resume: children whose spawn had returned', () => {
   it('lets a resumed parent await a child that had finished before the crash', async () => {
     const dir = await resumeDir(asyncTree('async'));
     // The child ended and its result is recorded; the root had not awaited it yet.
-    const crashed = await dir.run('Delegate.', { ARBOR_TEST_KILL_AT: 'child-result:1' });
+    const crashed = await dir.run('Delegate.', killAt('child-result:1'));
     expect(crashed.signal).toBe('SIGKILL');
     const before = dir.llm.requests.length;
 
@@ -148,7 +149,7 @@ describe('arbor resume: warm sub-agents', () => {
   it('re-spawns a warm sub-agent with its conversation, its answered turns and the message it had not taken in', async () => {
     const dir = await resumeDir(WARM_TALK);
     // The root's send is recorded (its third tool result); the sub-agent has not answered it.
-    const crashed = await dir.run('Talk.', { ARBOR_TEST_KILL_AT: 'tool-result:3' });
+    const crashed = await dir.run('Talk.', killAt('tool-result:3'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = runIdOf(crashed);
 
@@ -189,7 +190,7 @@ describe('arbor resume: repeated instructions', () => {
     });
     // The second leaf (the third node minted) is minted; the first had answered, and its result is
     // in the root's transcript.
-    const crashed = await dir.run('Ask twice.', { ARBOR_TEST_KILL_AT: 'spawn-minted:3' });
+    const crashed = await dir.run('Ask twice.', killAt('spawn-minted:3'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = runIdOf(crashed);
 

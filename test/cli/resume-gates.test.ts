@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { killAt } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** The root asks a person, then answers; the answer it was given reaches its next model call. */
@@ -30,7 +31,7 @@ function toolResults(requests: readonly { body: unknown }[]): string[] {
 /** Runs `ASKS` until its gate opens, and kills the supervisor there. */
 async function crashedAtGate() {
   const dir = await resumeDir(ASKS);
-  const crashed = await dir.run('Choose a colour.', { ARBOR_TEST_KILL_AT: 'gate-open' }, WAIT);
+  const crashed = await dir.run('Choose a colour.', killAt('gate-open'), WAIT);
   expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
   const runId = runIdOf(crashed);
   const records = readRun(dir.db, runId);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { ArborProcess } from '../helpers/arbor-process.js';
+import { type ArborProcess, killAt } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 /** A warm root: each message gets its own answer. */
@@ -57,7 +57,7 @@ describe('arbor resume: warm sessions', () => {
 
   it('announces once a turn whose answer was recorded but not announced at the crash', async () => {
     const dir = await resumeDir(TURNS);
-    const live = dir.runLive('Say first.', { ARBOR_TEST_KILL_AT: 'model-call:2' }, ['--warm']);
+    const live = dir.runLive('Say first.', killAt('model-call:2'), ['--warm']);
     await live.waitForStdoutLines(1);
     live.writeLine('second');
     expect((await live.exited).signal).toBe('SIGKILL');

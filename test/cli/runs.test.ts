@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArborProcess } from '../helpers/arbor-process.js';
+import { ArborProcess, killAt } from '../helpers/arbor-process.js';
 import { resumeDir, runIdOf } from '../helpers/resume-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
@@ -104,7 +104,7 @@ describe('arbor runs, against real stores', () => {
 
   it('shows an interrupted run as such, and follows a live run’s events to its end', async () => {
     const dir = await resumeDir();
-    const killed = await dir.run('Coordinate the listing.', { ARBOR_TEST_KILL_AT: 'tool-result' });
+    const killed = await dir.run('Coordinate the listing.', killAt('tool-result'));
     expect(killed.code).not.toBe(0);
     const runId = runIdOf(killed);
     const listed = json<Summary[]>((await runs(dir, ['list', '--json'])).stdout);
@@ -154,5 +154,18 @@ describe('arbor runs, against real stores', () => {
     const missing = await runs(dir, ['prune']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('needs --older-than DURATION');
+  });
+
+  it('takes ages past the 24-day timer cap (`--older-than 30d`, `--since 90d`), not deadlines', async () => {
+    const dir = await resumeDir({ scripts: [{ steps: [{ text: 'Done.' }] }] });
+    const runId = runIdOf(await dir.run('One.'));
+    const prune = await runs(dir, ['prune', '--older-than', '30d', '--dry-run']);
+    expect(prune.stderr).toBe('');
+    expect([prune.code, prune.stdout]).toEqual([0, 'would delete 0 run(s)\n']);
+    const listed = await runs(dir, ['list', '--json', '--since', '90d']);
+    expect(json<Summary[]>(listed.stdout).map((run) => run.run_id)).toEqual([runId]);
+    const deadline = await dir.run('Two.', {}, ['--deadline', '30d']);
+    expect(deadline.code).toBe(2);
+    expect(deadline.stderr).toContain('Expected `--deadline` to be at most 24d, got `30d`.');
   });
 });

@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { killAt } from '../helpers/arbor-process.js';
 import { leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
 
 const CHAIN = `[[subtask]]
@@ -33,9 +34,7 @@ describe('arbor plan resume', () => {
         leafScript('Task C', { text: 'C done' }),
       ],
     });
-    const crashed = await plan.arbor('run', 'plan.toml', [], {
-      ARBOR_TEST_KILL_AT: 'plan.running:b',
-    });
+    const crashed = await plan.arbor('run', 'plan.toml', [], killAt('plan.running:b'));
     expect(crashed.signal).toBe('SIGKILL');
     const log = await plan.readLog();
     expect(log.subtask.map((s) => [s.id, s.status])).toEqual([
@@ -72,9 +71,12 @@ describe('arbor plan resume', () => {
       ],
     });
     // b's tool result is recorded: the supervisor dies in b's second step.
-    const crashed = await plan.arbor('run', 'plan.toml', ['--fs-read', '.'], {
-      ARBOR_TEST_KILL_AT: 'tool-result:1',
-    });
+    const crashed = await plan.arbor(
+      'run',
+      'plan.toml',
+      ['--fs-read', '.'],
+      killAt('tool-result:1'),
+    );
     expect(crashed.signal).toBe('SIGKILL');
     const runId = (await plan.readLog()).run;
     expect(runId).toBeDefined();
@@ -139,9 +141,12 @@ instruction = "Task C: independent"
       },
     );
     // b fails its verify; the supervisor dies as c starts.
-    const crashed = await plan.arbor('run', 'plan.toml', ['--on-failure', 'continue'], {
-      ARBOR_TEST_KILL_AT: 'plan.running:c',
-    });
+    const crashed = await plan.arbor(
+      'run',
+      'plan.toml',
+      ['--on-failure', 'continue'],
+      killAt('plan.running:c'),
+    );
     expect(crashed.signal).toBe('SIGKILL');
     const runId = (await plan.readLog()).run;
     expect((await plan.readLog()).subtask.map((s) => [s.id, s.status])).toEqual([
@@ -317,9 +322,7 @@ caveat_policy = { fs_write = "all", max_calls = 3 }
       repo,
     );
     // b's write is done (its tool result recorded) when the supervisor dies.
-    const crashed = await plan.arbor('run', 'plan.toml', ['--worktrees'], {
-      ARBOR_TEST_KILL_AT: 'tool-result:2',
-    });
+    const crashed = await plan.arbor('run', 'plan.toml', ['--worktrees'], killAt('tool-result:2'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = (await plan.readLog()).run;
 

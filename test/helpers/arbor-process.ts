@@ -16,6 +16,14 @@ export const FAST_ENV: NodeJS.ProcessEnv = {
   ARBOR_RESTART_CAP_MS: '200',
 };
 
+/**
+ * The environment that makes arbor SIGKILL itself at a kill point (`src/supervisor/kill-points.ts`)
+ * or a plan status (`plan.<status>:<id>`): the point, and the chaos test mode that lets it count.
+ */
+export function killAt(point: string): NodeJS.ProcessEnv {
+  return { ARBOR_TEST_MODE: 'chaos', ARBOR_TEST_KILL_AT: point };
+}
+
 /** A fresh store path in a temp directory. */
 export function tempDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'arbor-e2e-')), 'arbor.db');

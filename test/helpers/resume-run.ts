@@ -83,6 +83,9 @@ export async function resumeDir(playbook: PlaybookInput = THREE_LEVELS) {
         env: env(extra),
         ...(input === undefined ? {} : { input }),
       }),
+    /** `arbor resume` with no `--intel` or `--model`: the run's recorded ones, unless `args` say. */
+    resumeRecorded: (runId: string, args: string[] = []): Promise<ArborRun> =>
+      runArbor(['resume', runId, '--events', 'ndjson', ...args], { cwd: dir, env: env() }),
     /** `arbor run` as a live process, to feed and watch while it runs. */
     runLive: (instruction: string, extra?: NodeJS.ProcessEnv, args: string[] = []): ArborProcess =>
       new ArborProcess(['run', ...flags, ...args, instruction], { cwd: dir, env: env(extra) }),

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentFrame, ProtocolViolation } from '../../src/protocol/index.js';
-import { ProcessRun, type ProcessRunHandlers } from '../../src/supervisor/index.js';
+import {
+  ProcessRun,
+  spawnFailure,
+  syntheticEnd,
+  type ProcessRunHandlers,
+} from '../../src/supervisor/index.js';
 import { FAST_TIMING, fixtureChild, testPayload } from '../helpers/payloads.js';
 
 function handlers(
@@ -40,6 +45,56 @@ describe('ProcessRun with misbehaving children', () => {
     const end = await run.result;
     expect(end.via).toBe('synthetic');
     expect(end.outcome.status).toBe('crashed');
+  });
+
+  it('names a child that sends no ready the start timeout, not the signal it was stopped with', async () => {
+    const run = new ProcessRun(testPayload(), {
+      command: fixtureChild('never-ready'),
+      env: { PATH: process.env.PATH },
+      timing: { ...FAST_TIMING, readyTimeoutMs: 300 },
+      handlers: handlers(),
+    });
+    const error = await run.ready().then(
+      () => undefined,
+      (reason: unknown) => reason as Error,
+    );
+    expect(error?.message).toMatch(
+      /^child was stopped before `ready`: it sent no `ready` within the start timeout of 300 ms \(it exited with code /,
+    );
+    await run.result;
+  });
+
+  it.each([
+    [
+      ['{"level":"error","msg":"cannot load the model config: permission denied"}'],
+      'cannot load the model config: permission denied',
+    ],
+    [['plain text, not JSON'], 'plain text, not JSON'],
+    [['{"not":"a log line"}'], '{"not":"a log line"}'],
+  ])('shows stderr line %j by its message in a spawn failure', (lines, shown) => {
+    const error = spawnFailure({ code: 3, signal: null }, undefined, lines);
+    expect(error.message).toBe(
+      `child exited (code 3, signal null) before \`ready\`; last stderr lines:\n${shown}`,
+    );
+  });
+
+  it('gives a crash (the reason `node.restart` carries) its stderr log lines by their message', () => {
+    const line =
+      '{"ts":"2025-01-01T00:00:00Z","level":"error","msg":"out of memory in the tool loop"}';
+    const end = syntheticEnd({ code: 1, signal: null }, undefined, [line], undefined);
+    expect(end.outcome.reason).toBe(
+      'exited (code 1, signal null) without a result; last stderr: out of memory in the tool loop',
+    );
+  });
+
+  it('joins a failure that ends a sentence to the stderr lines without `.;`', () => {
+    const failed = {
+      message:
+        'MCP server `files` is unavailable: the server exited before it finished connecting.',
+    };
+    const error = spawnFailure({ code: 1, signal: null }, failed, ['boom']);
+    expect(error.message).toContain('finished connecting; last stderr lines:\nboom');
+    expect(error.message).not.toContain('.;');
   });
 
   it('gives a child that exits without a terminal frame a synthetic crashed outcome, after reading its last frames', async () => {
