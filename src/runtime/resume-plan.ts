@@ -62,6 +62,19 @@ export function planResume(
 }
 
 /**
+ * Takes an interrupted run for this process, or refuses: another arbor is taking it up (a server
+ * looking for abandoned runs, an `arbor resume`), and only one may resume it.
+ */
+export function takeOverRun(store: SqliteStore, runId: string): void {
+  if (store.takeOverRun(runId)) return;
+  const owner = store.runHold(runId)?.owner;
+  throw new ArborError(
+    'config',
+    `Run \`${runId}\` is being taken up by another arbor${owner === undefined ? '' : ` (pid ${String(owner.pid)} on host ${owner.host})`}: only one may resume it.`,
+  );
+}
+
+/**
  * The root's limits on resume: as recorded, with the deadline counting only the time the run was
  * active; `deadlineMs` (from `--deadline` on `resume`) replaces the recorded one, so it may extend it.
  * A warm session's deadline is per turn (each turn gets all of it): it is not counted down.

@@ -30,7 +30,7 @@ import type { HostTool } from '../tools/index.js';
 import type { RunTrace, Tracing } from '../telemetry/tracing.js';
 import { eventOf } from './event-codec.js';
 import { mintRunId } from './run-id.js';
-import { planResume, resumedLimits, type ResumePlan } from './resume-plan.js';
+import { planResume, resumedLimits, takeOverRun, type ResumePlan } from './resume-plan.js';
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
 import { hostSecrets } from './host-secrets.js';
@@ -289,6 +289,8 @@ export class Runtime {
     caveats: Caveats,
     deadlineMs: number | undefined,
   ): void {
+    // First, so that of two arbors resuming the run at once only one goes on.
+    takeOverRun(this.store, runId);
     const recorded = plan.root.payload;
     const deadline = deadlineMs ?? recorded.limits.deadline_ms;
     this.store.updateNode(runId, plan.root.id, {
@@ -301,7 +303,6 @@ export class Runtime {
         },
       },
     });
-    this.store.claimRun(runId);
     this.store.appendEvent({
       runId,
       ts: Date.now(),

@@ -7,6 +7,7 @@ import { openFleet } from '../fleet/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
+import { LEASE_RENEW_MS } from '../store/index.js';
 import { ArborA2AHandler } from './a2a-handler.js';
 import { agentCard } from './agent-card.js';
 import { httpApp } from './http-app.js';
@@ -210,6 +211,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw error;
   }
   const resumed = tasks.takeUp();
+  tasks.keepTakingUp(LEASE_RENEW_MS);
 
   const stopListening = (): Promise<void> =>
     new Promise((resolve) => {

@@ -58,6 +58,7 @@ export class TaskService {
   readonly #o: TaskServiceOptions;
   readonly #live = new Map<string, LiveTask>();
   #draining = false;
+  #lookAgain: NodeJS.Timeout | undefined;
 
   constructor(options: TaskServiceOptions) {
     this.#o = options;
@@ -206,17 +207,22 @@ export class TaskService {
   }
 
   /**
-   * Takes up the tasks a previous server left unfinished: runs it left interrupted are resumed;
-   * runs that ended after it last wrote the task settle the task from their record. Returns how
-   * many runs were resumed.
+   * Takes up the tasks another server left unfinished (a previous one, or one on the same store
+   * that died): runs whose supervisor is gone are marked interrupted, and runs left interrupted are
+   * resumed, each only if no other arbor is taking it up; runs that ended after it last wrote the
+   * task settle the task from their record. Returns how many runs were resumed.
    */
   takeUp(): number {
+    if (this.#draining) return 0;
+    this.#o.store.reapInterrupted();
     let resumed = 0;
     for (const record of this.#o.store.tasks.inStates(LIVE_STATES)) {
       if (this.#live.has(record.id)) continue;
       const task = Task.fromJSON(record.task);
       const run = record.runId === undefined ? undefined : this.#o.store.getRun(record.runId);
       if (run?.status === 'interrupted' && record.runId !== undefined) {
+        // Held for this server before its resume starts: another server looking too skips it.
+        if (!this.#o.store.reserveRun(record.runId)) continue;
         this.#follow(
           task,
           record.owner,
@@ -240,14 +246,33 @@ export class TaskService {
     return resumed;
   }
 
-  /** No new task from now on. */
+  /**
+   * Takes up again every `everyMs` (see `takeUp`), so a task whose server died while this one runs
+   * (its process gone, or its lease run out) is not left working forever. Stops on drain.
+   */
+  keepTakingUp(everyMs: number): void {
+    this.#lookAgain ??= setInterval(() => {
+      try {
+        const resumed = this.takeUp();
+        if (resumed > 0)
+          this.#o.warn?.(`resumed ${resumed} task run(s) a server on this store left`);
+      } catch (error) {
+        this.#o.warn?.(
+          `looking for abandoned task runs: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }, everyMs).unref();
+  }
+
+  /** No new task from now on, and no task taken up. */
   drain(): void {
     this.#draining = true;
+    clearInterval(this.#lookAgain);
   }
 
   /** Cancels every live task's tree; resolves once each is final and saved. */
   async cancelAll(reason: string): Promise<void> {
-    this.#draining = true;
+    this.drain();
     await Promise.all(this.live.map((task) => task.cancel(reason)));
   }
 

@@ -17,6 +17,9 @@ export interface RunHold {
   activeMs: number;
 }
 
+/** No other arbor holds a live lease on the (interrupted) run. */
+const TAKEABLE = '(lease_until IS NULL OR lease_until <= @now OR owner = @owner)';
+
 const ACTIVE_NODE_STATUSES = "('pending', 'spawning', 'running', 'paused')";
 
 /**
@@ -52,6 +55,17 @@ export class RunDurability {
     });
   }
 
+  /**
+   * Takes an interrupted run for `owner`, unless another arbor holds a lease on it (it is taking
+   * the run up): with `resume`, marks it `running` too. One compare-and-set statement, so of two
+   * arbors taking one run up at once exactly one gets it. Returns whether this one did.
+   */
+  take(runId: string, owner: RunOwner, now: number, resume: boolean): boolean {
+    const row = { id: runId, owner: JSON.stringify(owner), lease_until: now + LEASE_MS, now };
+    const result = (resume ? this.#s.takeOver : this.#s.reserve).run(row);
+    return Number(result.changes) === 1;
+  }
+
   /** Renews the lease of every running run `owner` holds, counting the time since the last one. */
   renew(owner: RunOwner, now: number): void {
     this.#s.renew.run({ owner: JSON.stringify(owner), lease_until: now + LEASE_MS, now });
@@ -84,9 +98,15 @@ export class RunDurability {
       const owner = ownerFromColumn(row.owner);
       const reason = whyAbandoned(owner, row.lease_until ?? undefined, me, now);
       if (reason === undefined) continue;
-      this.#db.transaction(() => {
+      const interrupted = this.#db.transaction(() => {
+        // Only if nobody renewed or took the run since it was read (another arbor reaping too).
+        const changed = this.#s.interruptRun.run({
+          id: row.id,
+          owner: row.owner,
+          lease_until: row.lease_until,
+        }).changes;
+        if (Number(changed) === 0) return false;
         this.#s.lastStretch.run({ id: row.id });
-        this.#s.interruptRun.run({ id: row.id });
         this.#s.interruptNodes.run({ run_id: row.id });
         // The gates open at the crash: a resume asks them again under the same id, and takes an
         // answer given to one while the run lay dead (`arbor gate answer`).
@@ -100,8 +120,9 @@ export class RunDurability {
             ...(openGates.length === 0 ? {} : { open_gates: openGates }),
           }),
         });
+        return true;
       })();
-      marked.push({ runId: row.id, reason });
+      if (interrupted) marked.push({ runId: row.id, reason });
     }
     return marked;
   }
@@ -124,12 +145,25 @@ function prepare(db: SqlDatabase) {
          lease_renewed_at = @now, lease_until = @lease_until
        WHERE status = 'running' AND owner = @owner`,
     ),
+    reserve: db.prepare(
+      `UPDATE runs SET owner = @owner, lease_until = @lease_until
+       WHERE id = @id AND status = 'interrupted' AND ${TAKEABLE}`,
+    ),
+    takeOver: db.prepare(
+      `UPDATE runs SET status = 'running', ended_at = NULL, owner = @owner,
+         lease_until = @lease_until, lease_renewed_at = @now
+       WHERE id = @id AND status = 'interrupted' AND ${TAKEABLE}`,
+    ),
     hold: db.prepare('SELECT owner, lease_until, active_ms FROM runs WHERE id = ?'),
     running: db.prepare("SELECT id, owner, lease_until FROM runs WHERE status = 'running'"),
     openGates: db.prepare(
       "SELECT id FROM gates WHERE run_id = ? AND status = 'open' ORDER BY created_at",
     ),
-    interruptRun: db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = @id"),
+    // The dead owner's lease goes with it: a lease on an interrupted run means an arbor taking it up.
+    interruptRun: db.prepare(
+      `UPDATE runs SET status = 'interrupted', lease_until = NULL
+       WHERE id = @id AND status = 'running' AND owner IS @owner AND lease_until IS @lease_until`,
+    ),
     // The run was active from its last lease renewal until the last thing it recorded: that
     // stretch counts toward its deadline too, as a renewal would have counted it.
     lastStretch: db.prepare(

@@ -10,6 +10,7 @@ import type {
   RunStore,
 } from '../supervisor/store-port.js';
 import { openStore } from './open-store.js';
+import { pruneRuns } from './prune-runs.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
 import { SqliteTasks } from './sqlite-tasks.js';
 import { WriteBatch } from './write-batch.js';
@@ -87,6 +88,27 @@ export class SqliteStore implements RunStore {
     this.flush();
     this.#statements.reopenRun.run({ id: runId });
     this.#durability.claim(runId, this.owner, now);
+    this.#renewLeases();
+  }
+
+  /**
+   * Takes an interrupted run for this process (`running`, with a fresh lease) unless another arbor
+   * is taking it up: a compare-and-set, so of two arbors on this store one gets it. `reserve` holds
+   * it, still interrupted, for one lease while this process starts resuming it.
+   */
+  takeOverRun(runId: string, now: number = Date.now(), reserve = false): boolean {
+    this.flush();
+    if (!this.#durability.take(runId, this.owner, now, !reserve)) return false;
+    if (!reserve) this.#renewLeases();
+    return true;
+  }
+
+  /** `takeOverRun` holding the run for one lease, still interrupted. */
+  reserveRun(runId: string, now: number = Date.now()): boolean {
+    return this.takeOverRun(runId, now, true);
+  }
+
+  #renewLeases(): void {
     this.#leaseTimer ??= setInterval(() => {
       if (this.#db.isOpen) this.#durability.renew(this.owner, Date.now());
     }, LEASE_RENEW_MS).unref();
@@ -128,26 +150,7 @@ export class SqliteStore implements RunStore {
    */
   pruneRuns(before: number, options: { dryRun?: boolean } = {}): string[] {
     this.flush();
-    const ids = (
-      this.#db
-        .prepare(
-          "SELECT id FROM runs WHERE created_at < ? AND status <> 'running' ORDER BY created_at",
-        )
-        .all(before) as { id: string }[]
-    ).map((row) => row.id);
-    if (options.dryRun === true || ids.length === 0) return ids;
-    const tables = ['events', 'transcripts', 'gates', 'nodes'];
-    const statements = tables.map((table) =>
-      this.#db.prepare(`DELETE FROM ${table} WHERE run_id = ?`),
-    );
-    const deleteRun = this.#db.prepare('DELETE FROM runs WHERE id = ?');
-    this.#db.transaction(() => {
-      for (const id of ids) {
-        for (const statement of statements) statement.run(id);
-        deleteRun.run(id);
-      }
-    })();
-    return ids;
+    return pruneRuns(this.#db, before, options);
   }
 
   getRun(runId: string): RunRecord | undefined {

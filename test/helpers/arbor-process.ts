@@ -44,8 +44,30 @@ export class ArborProcess {
   readonly events: EventLine[] = [];
   #waiters: (() => void)[] = [];
 
-  constructor(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
-    this.child = spawn(process.execPath, [ARBOR_BIN, ...args], {
+  /**
+   * With `unreaped`, arbor runs under a parent that never reaps it (`sh`, then `sleep`), as a
+   * crashed server may stay a zombie for a while: `child` is that parent, and arbor's own pid is
+   * written first on stderr (`arbor pid N`). Killing `child` lets the zombie go.
+   */
+  constructor(
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; cwd?: string; unreaped?: boolean } = {},
+  ) {
+    const [command, argv] =
+      options.unreaped === true
+        ? [
+            'sh',
+            [
+              '-c',
+              '"$@" & echo "arbor pid $!" >&2; exec sleep 600',
+              'sh',
+              process.execPath,
+              ARBOR_BIN,
+              ...args,
+            ],
+          ]
+        : [process.execPath, [ARBOR_BIN, ...args]];
+    this.child = spawn(command, argv, {
       cwd: options.cwd,
       env: { ...process.env, ...FAST_ENV, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -69,7 +69,7 @@ export async function serveInProcess(
 /** The real `arbor serve` CLI as a process on a free port; killed after the test. */
 export async function serveProcess(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; unreaped?: boolean } = {},
 ) {
   // The operator token goes to the user's state directory: a fresh one, not the home of whoever
   // runs the tests.
