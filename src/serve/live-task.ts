@@ -59,6 +59,11 @@ export class LiveTask {
   #task: Task;
   readonly #gates: OpenGate[] = [];
   #tokens = 0;
+  /**
+   * Whether the root's streamed answer has a chunk out for the step under way: the next chunk is
+   * appended to it (`append: true`); a new step, or a `text.reset`, starts it over.
+   */
+  #streaming = false;
   /** Resolves once the run has ended and the task is final. */
   readonly done: Promise<void>;
 
@@ -77,7 +82,7 @@ export class LiveTask {
     this.#handle = handle;
     this.runId = handle.runId;
     this.#hooks = hooks;
-    this.#task.metadata = { ...task.metadata, 'arbor/run_id': handle.runId };
+    this.#task.metadata = { ...task.metadata, 'arbor/runId': handle.runId };
     this.#setStatus(TaskState.TASK_STATE_WORKING, started);
     this.done = this.#follow();
   }
@@ -179,6 +184,10 @@ export class LiveTask {
 
   #onEvent(event: ArborEvent): void {
     this.#hooks.observe(event);
+    if (event.path === '0' && !isFinal(this.state)) {
+      if (event.type === 'text.delta') this.#streamChunk(event.text);
+      else if (event.type === 'loop.step' || event.type === 'text.reset') this.#streaming = false;
+    }
     if (event.type === 'usage') this.#tokens += event.inputTokens + event.outputTokens;
     if (event.type === 'gate.opened' && event.gate !== undefined) {
       const gate: OpenGate = {
@@ -219,6 +228,31 @@ export class LiveTask {
     this.#hooks.gateOpened(this.task, gate);
   }
 
+  /**
+   * A piece of the root's answer as it is written, as an update of the answer artifact: the first
+   * of a step replaces what the artifact held (`append: false`), the rest are appended to it, and
+   * none is the last chunk — the final answer, sent whole when the run ends, is (a step's text may
+   * be thinking aloud before a delegation, which the answer is not).
+   */
+  #streamChunk(text: string): void {
+    if (text === '') return;
+    const append = this.#streaming;
+    this.#streaming = true;
+    this.feed.push({
+      payload: {
+        $case: 'artifactUpdate',
+        value: {
+          taskId: this.#task.id,
+          contextId: this.#task.contextId,
+          artifact: { ...answerArtifact(text, undefined) },
+          append,
+          lastChunk: false,
+          metadata: undefined,
+        },
+      },
+    });
+  }
+
   /** A progress update: the state is unchanged and not saved; readers see what happened. */
   #progress(event: ArborEvent): void {
     const { ts: _ts, runId: _run, ...fields } = event;
@@ -256,8 +290,8 @@ export class LiveTask {
           status,
           // The last update says how the run ended and what it used, as the task does.
           metadata: isFinal(state)
-            ? { ...this.#task.metadata, 'arbor/run_id': this.runId }
-            : { 'arbor/run_id': this.runId },
+            ? { ...this.#task.metadata, 'arbor/runId': this.runId }
+            : { 'arbor/runId': this.runId },
         },
       },
     });

@@ -115,7 +115,8 @@ export class Notifications {
       event: 'gate.opened',
       task_id: task.id,
       context_id: task.contextId,
-      run_id: task.metadata?.['arbor/run_id'] as unknown,
+      // `arbor/run_id` is how tasks stored before 0.2 name it.
+      run_id: (task.metadata?.['arbor/runId'] ?? task.metadata?.['arbor/run_id']) as unknown,
       principal: task.metadata?.['arbor/principal'] as unknown,
       gate: gate.id,
       question: gate.question,

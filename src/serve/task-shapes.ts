@@ -105,12 +105,12 @@ export function answerArtifact(text: string, structured: unknown): Artifact {
   };
 }
 
-/** Usage as task metadata (`arbor/usage`), in the field names of arbor's events and store. */
+/** Usage as task metadata (`arbor/usage`), in A2A's JSON casing (camelCase), as all of it is. */
 export function usageMetadata(usage: Usage): Record<string, number> {
   return {
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    ...(usage.cost_usd === undefined ? {} : { cost_usd: usage.cost_usd }),
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
   };
 }
 

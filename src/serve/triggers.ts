@@ -282,7 +282,7 @@ export class Triggers {
   #fireSchedule(record: ScheduleRecord, instruction: string): FireResult {
     return this.#fire(record.id, 'self', record.owner, instruction, 'schedule', {
       'arbor/schedule': record.id,
-      ...(record.source === undefined ? {} : { 'arbor/scheduled_by': record.source }),
+      ...(record.source === undefined ? {} : { 'arbor/scheduledBy': record.source }),
     });
   }
 

@@ -254,15 +254,17 @@ function outcomeOfTask(remote: Remote, signal: AbortSignal, peer: string): Outco
   return outcomeOf(status, remote.text === '' ? null : remote.text, reason);
 }
 
-/** Usage an arbor peer reports on its task (`metadata["arbor/usage"]`), into this node's ledger. */
+/**
+ * Usage an arbor peer reports on its task (`metadata["arbor/usage"]`), into this node's ledger: in
+ * A2A's camelCase (`inputTokens`), or the snake_case (`input_tokens`) of peers before 0.2.
+ */
 function reportUsage(task: Task | undefined, writer: FrameWriter): void {
-  const usage = task?.metadata?.['arbor/usage'] as
-    { input_tokens?: unknown; output_tokens?: unknown; cost_usd?: unknown } | undefined;
-  const input = count(usage?.input_tokens);
-  const output = count(usage?.output_tokens);
+  const usage = task?.metadata?.['arbor/usage'] as Record<string, unknown> | undefined;
+  const input = count(usage?.inputTokens ?? usage?.input_tokens);
+  const output = count(usage?.outputTokens ?? usage?.output_tokens);
   if (input === 0 && output === 0) return;
-  const cost =
-    typeof usage?.cost_usd === 'number' && usage.cost_usd >= 0 ? usage.cost_usd : undefined;
+  const spent = usage?.costUsd ?? usage?.cost_usd;
+  const cost = typeof spent === 'number' && spent >= 0 ? spent : undefined;
   writer.send({
     type: 'usage',
     input_tokens: input,

@@ -58,7 +58,7 @@ describeWithBrowser('the web dashboard in Chromium', () => {
       message: userMessage('Do it in two parts.'),
     });
     expect(asked.result?.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const runId = String(asked.result?.task?.metadata?.['arbor/run_id']);
+    const runId = String(asked.result?.task?.metadata?.['arbor/runId']);
 
     const page = await newPage();
     await signIn(page, server.url, token);

@@ -131,7 +131,7 @@ describe('the dashboard over arbor serve', () => {
     });
     const task = asked.result?.task;
     expect(task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const runId = String(task?.metadata?.['arbor/run_id']);
+    const runId = String(task?.metadata?.['arbor/runId']);
 
     const alice = browserAt(server.url, (r) => server.fetch(r));
     await alice.signIn(ENV.ALICE_TOKEN);
@@ -193,7 +193,7 @@ describe('the dashboard over arbor serve', () => {
     const token = server.principals.generated?.token ?? '';
     const asked = await callRpc(server.url, token, 'SendMessage', { message: userMessage('Ask.') });
     const task = asked.result?.task;
-    const runId = String(task?.metadata?.['arbor/run_id']);
+    const runId = String(task?.metadata?.['arbor/runId']);
     const ops = browserAt(server.url, (r) => server.fetch(r));
     await ops.signIn(token);
     const first = (await (await ops.get(`/ui/api/runs/${runId}/events`)).json()) as {

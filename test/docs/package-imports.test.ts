@@ -27,7 +27,7 @@ describe('the docs show the library as it behaves', () => {
       readFileSync(new URL(file, root), 'utf8')
         .split('\n')
         .filter((line) => line.includes("'text.delta'") && line.includes('process.stdout.write'))
-        .map((line) => [file, line.trim()]),
+        .map((line): [string, string] => [file, line.trim()]),
     );
     expect(printing.length).toBeGreaterThan(0);
     expect(printing.filter(([, line]) => !line.includes('event.path'))).toEqual([]);

@@ -66,7 +66,7 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
 
     const store = new SqliteStore(join(aDir, '.arbor', 'arbor.db'));
     try {
-      const runId = String(task?.metadata?.['arbor/run_id']);
+      const runId = String(task?.metadata?.['arbor/runId']);
       const remote = store.listNodes(runId).find((node) => node.provider === 'a2a');
       expect(remote?.status).toBe('completed');
       expect(remote?.usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });

@@ -81,6 +81,59 @@ describe('arbor serve (a real process, the A2A SDK client)', () => {
     expect(listed.totalSize).toBe(2);
   });
 
+  it('streams the answer as artifact chunks, with A2A-cased metadata', async () => {
+    const answer = 'The answer, streamed in small pieces, is forty-two.';
+    const llm = await fakeLlm({
+      scripts: [
+        {
+          steps: [
+            {
+              text: 'Thinking aloud first.',
+              tool_calls: [{ name: 'memory.set', args: { key: 'k', value: 1 } }],
+              chunk_chars: 6,
+            },
+            { text: answer, chunk_chars: 5 },
+          ],
+        },
+      ],
+    });
+    const { url, token } = await serveProcess(
+      ['--intel', llm.url, '--model', 'm', '--sandbox', 'off'],
+      { cwd: workdir() },
+    );
+    const client = await sdkClient(url, token);
+    const updates = await collect(client.sendMessageStream(send('Stream it.')));
+    const chunks = updates.flatMap((u) =>
+      u.payload?.$case === 'artifactUpdate' ? [u.payload.value] : [],
+    );
+    const text = (chunk: (typeof chunks)[number]): string => {
+      const part = chunk.artifact?.parts[0]?.content;
+      return part?.$case === 'text' ? part.value : '';
+    };
+    const streamed = chunks.filter((c) => !c.lastChunk);
+    // Deltas a slow reader has not taken yet are merged, so how many chunks come varies.
+    expect(streamed.length).toBeGreaterThanOrEqual(2);
+    // A step's first chunk starts the artifact over; the rest of the step is appended to it.
+    const starts = streamed.filter((c) => !c.append).map(text);
+    expect(starts).toHaveLength(2);
+    expect('Thinking aloud first.'.startsWith(starts[0] ?? '-')).toBe(true);
+    let joined = '';
+    for (const chunk of streamed) joined = chunk.append ? joined + text(chunk) : text(chunk);
+    expect(joined).toBe(answer);
+    // The whole answer last, replacing what was streamed.
+    const final = chunks.at(-1);
+    expect(final).toMatchObject({ lastChunk: true, append: false });
+    expect(final === undefined ? '' : text(final)).toBe(answer);
+    const last = updates.at(-1)?.payload;
+    const metadata = last?.$case === 'statusUpdate' ? last.value.metadata : undefined;
+    expect(metadata?.['arbor/runId']).toMatch(/^run_/);
+    expect(metadata?.['arbor/usage']).toEqual({
+      inputTokens: expect.any(Number) as unknown,
+      outputTokens: expect.any(Number) as unknown,
+    });
+    expect(metadata?.['arbor/run_id']).toBeUndefined();
+  });
+
   it('puts a task that asks a person in INPUT_REQUIRED, and the next message on it answers', async () => {
     const llm = await fakeLlm({
       scripts: [
