@@ -31,7 +31,6 @@ import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { openFleet, type OpenFleet } from '../fleet/open-fleet.js';
 import { openTracing, type Tracing } from '../telemetry/tracing.js';
-import type { SandboxSettings } from '../protocol/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';
@@ -54,8 +53,6 @@ export class Arbor {
   readonly #handles = new Set<Promise<unknown>>();
   /** Files of arbor's own secrets no node may read (`arbor serve`'s token). */
   #secretFiles: readonly string[] = [];
-  /** Whether bubblewrap works here and can be trusted, per grant: probed on first need, then kept. */
-  readonly #probes = new Map<string, Promise<SandboxSettings>>();
   /** Past and present runs in this store. */
   readonly runs: RunHistory;
 
@@ -294,16 +291,8 @@ export class Arbor {
   ): Promise<RunSafety> {
     const safety = await prepareRunSafety(config, this.#env, {
       cwd: this.#settings.cwd,
-      probe: (trust) => {
-        // Whether bubblewrap works is the machine's; whether it can be trusted is each grant's.
-        const key = JSON.stringify(trust.writable);
-        let probe = this.#probes.get(key);
-        if (probe === undefined) {
-          probe = probeSandbox({ env: this.#env, bwrap: config.security.bwrap, trust });
-          this.#probes.set(key, probe);
-        }
-        return probe;
-      },
+      // Trust is checked per run's grant; whether bwrap works is found out once (`probeSandbox`).
+      probe: (trust) => probeSandbox({ env: this.#env, bwrap: config.security.bwrap, trust }),
       ...(readOnly === undefined ? {} : { readOnly: [...new Set(readOnly)] }),
       ...(this.#secretFiles.length === 0 ? {} : { secrets: this.#secretFiles }),
     });

@@ -1,4 +1,4 @@
-import { TaskState, type Task, type TaskStatus } from '@a2a-js/sdk';
+import { TaskState, type Artifact, type Task, type TaskStatus } from '@a2a-js/sdk';
 import type { RunHandle } from '../api/run-handle.js';
 import type { ArborEvent } from '../runtime/index.js';
 import { TaskFeed } from './task-feed.js';
@@ -164,9 +164,14 @@ export class LiveTask {
   }
 
   /** The run's answer as the task's artifact: saved, then told to its readers. */
-  #finishArtifact(artifact: NonNullable<Task['artifacts'][number]>): void {
+  #finishArtifact(artifact: Artifact): void {
     this.#task.artifacts = [artifact];
     this.#hooks.save(this.#task, this.#tokens);
+    this.#pushArtifact(artifact, false, true);
+  }
+
+  /** Tells the task's readers of (a chunk of) its artifact. */
+  #pushArtifact(artifact: Artifact, append: boolean, lastChunk: boolean): void {
     this.feed.push({
       payload: {
         $case: 'artifactUpdate',
@@ -174,8 +179,8 @@ export class LiveTask {
           taskId: this.#task.id,
           contextId: this.#task.contextId,
           artifact,
-          append: false,
-          lastChunk: true,
+          append,
+          lastChunk,
           metadata: undefined,
         },
       },
@@ -238,19 +243,7 @@ export class LiveTask {
     if (text === '') return;
     const append = this.#streaming;
     this.#streaming = true;
-    this.feed.push({
-      payload: {
-        $case: 'artifactUpdate',
-        value: {
-          taskId: this.#task.id,
-          contextId: this.#task.contextId,
-          artifact: { ...answerArtifact(text, undefined) },
-          append,
-          lastChunk: false,
-          metadata: undefined,
-        },
-      },
-    });
+    this.#pushArtifact(answerArtifact(text, undefined), append, false);
   }
 
   /** A progress update: the state is unchanged and not saved; readers see what happened. */

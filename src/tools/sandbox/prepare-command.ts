@@ -50,27 +50,11 @@ export type PreparedCommand =
  */
 export function prepareCommand(options: CommandSandboxOptions): PreparedCommand {
   const { settings, caveats } = options;
-  if (settings.mode === 'off')
-    return {
-      ok: true,
-      wrap: undefined,
-      env: { ...options.env },
-      notes: [],
-      gitDirs: [],
-      preparedAt: Date.now(),
-    };
+  if (settings.mode === 'off') return direct(options.env);
   if (settings.mode === 'unavailable') {
     const unrestricted =
       caveats.fs_read === 'all' && caveats.fs_write === 'all' && caveats.net === 'all';
-    if (unrestricted)
-      return {
-        ok: true,
-        wrap: undefined,
-        env: { ...options.env },
-        notes: [],
-        gitDirs: [],
-        preparedAt: Date.now(),
-      };
+    if (unrestricted) return direct(options.env);
     return {
       ok: false,
       message:
@@ -126,6 +110,18 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
     env,
     notes,
     gitDirs: plan.gitDirs,
+    preparedAt: Date.now(),
+  };
+}
+
+/** A command run as it is, outside any sandbox: nothing mounted, nothing to sweep. */
+function direct(env: Record<string, string>): PreparedCommand {
+  return {
+    ok: true,
+    wrap: undefined,
+    env: { ...env },
+    notes: [],
+    gitDirs: [],
     preparedAt: Date.now(),
   };
 }

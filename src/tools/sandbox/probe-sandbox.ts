@@ -13,6 +13,13 @@ import {
 /** Bounds the probe: a `bwrap` that hangs is as unusable as one that fails. */
 const PROBE_TIMEOUT_MS = 10_000;
 
+/**
+ * Whether the `bwrap` at a path can build a sandbox here (why not, or `undefined`): a fact of the
+ * machine, found out once per binary in a process. Whether the binary can be trusted depends on
+ * each run's grant, and is checked on every probe.
+ */
+const built = new Map<string, Promise<string | undefined>>();
+
 export interface SandboxProbeOptions {
   /** `ARBOR_BWRAP` is read from here. */
   env?: NodeJS.ProcessEnv;
@@ -53,6 +60,21 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
     };
   }
   const bwrap = found.path;
+  let failure = built.get(bwrap);
+  if (failure === undefined) {
+    failure = whyBwrapFails(bwrap);
+    built.set(bwrap, failure);
+  }
+  const why = await failure;
+  if (why === undefined) return { mode: 'bwrap', bwrap, origin: found.origin };
+  return { mode: 'unavailable', bwrap, reason: describeFailure(why) };
+}
+
+/**
+ * Runs `sh -c 'exit 0'` in the kind of sandbox a command gets, with no grant at all: what went
+ * wrong, or `undefined` when it worked.
+ */
+async function whyBwrapFails(bwrap: string): Promise<string | undefined> {
   const plan = planMounts(
     {
       caveats: { fs_read: [], fs_write: [], net: [] },
@@ -67,11 +89,11 @@ export async function probeSandbox(options: SandboxProbeOptions): Promise<Sandbo
     env: { PATH: '/usr/bin:/bin' },
     timeoutMs: PROBE_TIMEOUT_MS,
   });
-  if (run.code === 0 && !run.timedOut) return { mode: 'bwrap', bwrap, origin: found.origin };
+  if (run.code === 0 && !run.timedOut) return undefined;
   const said = run.timedOut
     ? `it did not finish within ${PROBE_TIMEOUT_MS} ms`
     : (run.error?.message ?? run.stderr);
-  return { mode: 'unavailable', bwrap, reason: describeFailure(said.trim()) };
+  return said.trim();
 }
 
 function describeFailure(stderr: string): string {
