@@ -27,7 +27,8 @@ import {
 } from './plan-run-options.js';
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import { recordedPlanIntelligence } from './recorded-run.js';
 import { installRunSignals } from './run-signals.js';
 import { routeWarnings } from './process-warnings.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
@@ -45,6 +46,13 @@ const LEAF_PROVIDERS = ['process', 'spawn', 'queue'] as const;
  */
 export async function planRun(args: string[], io: CliIo, resume: boolean): Promise<number> {
   const command = resume ? 'plan resume' : 'plan run';
+  // A resume uses the model and endpoints its run recorded for what no flag or config names now.
+  const settingsGiven = (planFile: string | undefined) => ({
+    providers: LEAF_PROVIDERS,
+    ...(resume && planFile !== undefined
+      ? { recorded: (dbPath: string) => recordedPlanIntelligence(planFile, dbPath) }
+      : {}),
+  });
   const { file, values } = parsePlanArgs(command, args, PLAN_RUN_OPTIONS);
   if (values.help === true) {
     await write(io.stdout, PLAN_RUN_HELP);
@@ -60,8 +68,7 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     },
     flags: () => resolvePlanRunFlags(values),
     events: () => eventsMode(values.events, io),
-    settings: () =>
-      resolveRunSettings(`plan ${file}`, runValues, io.env, { providers: LEAF_PROVIDERS }),
+    settings: () => resolveRunSettings(`plan ${file}`, runValues, io.env, settingsGiven(file)),
     authored: () => {
       if (!resume && authored !== undefined)
         throw usageError(
@@ -102,9 +109,12 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   }
   const warnings = planWarnings(plan).map((warning) => `arbor: warning: ${warning}\n`);
   if (warnings.length > 0) await write(io.stderr, warnings.join(''));
-  const settings = resolveRunSettings(plan.goal ?? `plan ${planFile}`, runValues, io.env, {
-    providers: LEAF_PROVIDERS,
-  });
+  const settings = resolveRunSettings(
+    plan.goal ?? `plan ${planFile}`,
+    runValues,
+    io.env,
+    settingsGiven(planFile),
+  );
   if (runLog !== undefined && trust !== true)
     await verifyRunLog(planFile, runLog.run, settings.dbPath);
   // A run the supervisor's crash interrupted is continued under its own id, its running leaves
@@ -188,7 +198,14 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
       intelligence: context.intelligence,
       safety: context.safety,
       humans: humanResponder(settings, io, runtime.store),
-      meta: { command: context.command },
+      meta: {
+        command: context.command,
+        model: context.intelligence.model,
+        // What `plan resume` uses when it is given no model or endpoint.
+        ...(settings.intelligence === undefined
+          ? {}
+          : { intelligence: recordIntel(settings.intelligence) }),
+      },
       onEvent: (event, tree) => {
         eventLog?.(event, tree);
       },

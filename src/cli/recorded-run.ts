@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'smol-toml';
 import { recordedIntelOf, type RecordedIntel } from '../config/index.js';
+import { runLogPath } from '../plan/index.js';
 import { SqliteStore } from '../store/index.js';
 
 /**
@@ -15,4 +17,21 @@ export function recordedIntelligence(dbPath: string, runId: string): RecordedInt
   } finally {
     store.close();
   }
+}
+
+/**
+ * The intelligence the run that last wrote the run-log of `planFile` recorded, or `undefined`
+ * when the run-log cannot be read or names no run (the plan's own reading reports why, later).
+ */
+export function recordedPlanIntelligence(
+  planFile: string,
+  dbPath: string,
+): RecordedIntel | undefined {
+  let runId: unknown;
+  try {
+    runId = parse(readFileSync(runLogPath(planFile), 'utf8')).run;
+  } catch {
+    return undefined;
+  }
+  return typeof runId === 'string' ? recordedIntelligence(dbPath, runId) : undefined;
 }

@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/index.js';
 import { killAt } from '../helpers/arbor-process.js';
 import { leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
 
@@ -56,6 +57,34 @@ describe('arbor plan resume', () => {
     expect(requestsFor(plan.llm, 'Task B')).toBe(1);
     const final = await plan.readLog();
     expect(final.subtask.every((s) => s.status === 'done')).toBe(true);
+  });
+
+  it('resumes with the endpoints and model the run recorded when no --intel or --model is given', async () => {
+    const plan = await planDir(CHAIN, {
+      scripts: [
+        leafScript('Task A', { text: 'A done' }),
+        leafScript('Task B', { text: 'B done' }),
+        leafScript('Task C', { text: 'C done' }),
+      ],
+    });
+    const crashed = await plan.arbor('run', 'plan.toml', [], killAt('plan.running:b'));
+    expect(crashed.signal).toBe('SIGKILL');
+    const runId = (await plan.readLog()).run ?? '';
+    const store = new SqliteStore(plan.db);
+    const meta = store.getRun(runId)?.meta;
+    store.close();
+    expect(meta?.intelligence).toEqual({
+      model: 'm',
+      endpoints: [{ url: plan.llm.url, dialect: 'openai' }],
+    });
+
+    const before = plan.llm.requests.length;
+    const resumed = await plan.resumeRecorded('plan.run.toml');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = plan.llm.requests.slice(before);
+    expect(after.length).toBeGreaterThan(0);
+    for (const request of after) expect((request.body as { model?: string }).model).toBe('m');
+    expect((await plan.readLog()).subtask.every((s) => s.status === 'done')).toBe(true);
   });
 
   it('continues the interrupted run itself: a leaf caught mid-way goes on from its transcript', async () => {

@@ -43,6 +43,8 @@ export interface PlanDir {
     args?: string[],
     env?: NodeJS.ProcessEnv,
   ): Promise<ArborRun & { report: PlanReport | undefined }>;
+  /** Runs `arbor plan resume <file> --json …` with no `--intel` or `--model`: the recorded ones. */
+  resumeRecorded(file: string, args?: string[]): Promise<ArborRun>;
   readLog(): Promise<Plan>;
 }
 
@@ -69,6 +71,11 @@ export async function planDir(
         report: result.stdout === '' ? undefined : (JSON.parse(result.stdout) as PlanReport),
       };
     },
+    resumeRecorded: (file, args = []) =>
+      runArbor(['plan', 'resume', file, '--json', ...args], {
+        cwd,
+        env: { ...FAST_ENV, ARBOR_DB: db },
+      }),
     readLog: async () => parsePlanToml(await readFile(join(cwd, 'plan.run.toml'), 'utf8')),
   };
 }
