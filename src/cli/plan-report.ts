@@ -16,6 +16,7 @@ export function planReport(report: PlanRunReport) {
       status: leaf.status,
       ...(leaf.result === undefined ? {} : { result: leaf.result }),
       ...(leaf.artifact_ref === undefined ? {} : { artifact_ref: leaf.artifact_ref }),
+      ...(leaf.refused_calls === undefined ? {} : { refused_calls: leaf.refused_calls }),
       ...report.leafNodes.get(leaf.id),
     })),
     ...(report.merge === undefined ? {} : { merge: report.merge }),
@@ -33,15 +34,22 @@ const FIRST_LINE_CHARS = 100;
 function leafLine(leaf: Subtask, width: number): string {
   const first = (leaf.result ?? '').split('\n')[0] ?? '';
   const shown = first.length > FIRST_LINE_CHARS ? `${first.slice(0, FIRST_LINE_CHARS)}…` : first;
-  return `${leaf.status.padEnd(9)} ${leaf.id.padEnd(width)}${shown === '' ? '' : `  ${shown}`}`.trimEnd();
+  const refused = refusedText(leaf);
+  return `${leaf.status.padEnd(9)} ${leaf.id.padEnd(width)}${refused === undefined ? '' : ` (${refused})`}${shown === '' ? '' : `  ${shown}`}`.trimEnd();
 }
 
 /** A final leaf in full: a heading with its id and status, then its whole result. */
 function leafSection(leaf: Subtask): string {
   const result = leaf.result === undefined || leaf.result === '' ? '(no result)' : leaf.result;
-  return `=== ${leaf.id} (${leaf.status}) ===\n${result.replace(/\n+$/, '')}`;
+  const refused = refusedText(leaf);
+  return `=== ${leaf.id} (${leaf.status}${refused === undefined ? '' : `, ${refused}`}) ===\n${result.replace(/\n+$/, '')}`;
 }
 
+/** How many tool calls arbor refused a leaf, when any: a `done` leaf may have done nothing. */
+function refusedText(leaf: Subtask): string | undefined {
+  const n = leaf.refused_calls;
+  return n === undefined ? undefined : `${n} tool call${n === 1 ? '' : 's'} refused`;
+}
 /** The totals by status, the run-log, and the merge when there was one. */
 function totalsText(report: PlanRunReport): string {
   const counts = Object.entries(report.summary)

@@ -39,6 +39,8 @@ export async function runToolRound(
         id: call.id,
         name: call.name,
         is_error: output.isError,
+        // arbor refused it before the tool ran (a caveat, a policy, the call limit).
+        ...(output.refused === true ? { refused: true } : {}),
         ms: hooks.now() - started,
         ...(hooks.logContent ? { content: output.content } : {}),
       });

@@ -12,6 +12,8 @@ export interface LeafOutcome {
   status: Extract<SubtaskStatus, 'done' | 'failed' | 'cancelled'>;
   result?: string;
   artifact_ref?: ArtifactRef;
+  /** Tool calls arbor refused the leaf; absent: none. */
+  refused_calls?: number;
 }
 
 export interface ScheduleOptions {
@@ -63,6 +65,7 @@ export async function runSchedule(plan: Plan, options: ScheduleOptions): Promise
   for (const slot of slots) {
     if (slot.leaf.status !== 'done') {
       delete slot.leaf.result;
+      delete slot.leaf.refused_calls;
       await transition(slot.leaf, 'pending');
     }
     for (const dep of slot.leaf.deps) {
@@ -117,6 +120,7 @@ export async function runSchedule(plan: Plan, options: ScheduleOptions): Promise
     if (!slot.leaf.parallel_ok) state.alone = false;
     if (outcome.result !== undefined) slot.leaf.result = outcome.result;
     if (outcome.artifact_ref !== undefined) slot.leaf.artifact_ref = outcome.artifact_ref;
+    if (outcome.refused_calls !== undefined) slot.leaf.refused_calls = outcome.refused_calls;
     await transition(slot.leaf, outcome.status);
     if (outcome.status === 'done') {
       for (const next of slot.dependents) {

@@ -29,6 +29,7 @@ function subtaskTable(subtask: Subtask): Record<string, unknown> {
   if (subtask.verify !== undefined) table.verify = subtask.verify;
   if (subtask.status !== 'pending') table.status = subtask.status;
   if (subtask.result !== undefined) table.result = subtask.result;
+  if (subtask.refused_calls !== undefined) table.refused_calls = subtask.refused_calls;
   if (subtask.parent !== undefined) table.parent = subtask.parent;
   if (subtask.kind !== 'task') table.kind = subtask.kind;
   if (subtask.conversation_id !== undefined) table.conversation_id = subtask.conversation_id;

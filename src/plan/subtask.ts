@@ -61,6 +61,11 @@ export const SubtaskSchema = z.strictObject({
   /** For a `plan` node: the conversation that is this plan's context. */
   conversation_id: z.string().optional(),
   artifact_ref: ArtifactRefSchema.optional(),
+  /**
+   * Tool calls arbor refused the subtask's leaf in its last run (a caveat, a policy, `max_calls`):
+   * a leaf can end `done` although it was refused every call it tried. Absent: none.
+   */
+  refused_calls: PositiveIntSchema.optional(),
   /** The authority the subtask asks for. Omitted axes, or an omitted policy, deny. */
   caveat_policy: CaveatPolicySchema.default(() => ({})),
 });

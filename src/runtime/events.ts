@@ -76,7 +76,15 @@ export interface EventFields {
   /** The stream broke off and is being made again: drop this node's text since its last step. */
   'text.reset': { step: number; reason: string };
   'tool.call': { id: string; name: string; args?: Record<string, unknown> };
-  'tool.result': { id: string; name: string; isError: boolean; ms: number; content?: unknown };
+  'tool.result': {
+    id: string;
+    name: string;
+    isError: boolean;
+    /** arbor refused the call before the tool ran; absent: it ran. */
+    refused?: boolean;
+    ms: number;
+    content?: unknown;
+  };
   /** Tokens (and cost) of one model call of a node. */
   usage: { inputTokens: number; outputTokens: number; costUsd?: number };
   /** A warm node answered a message. */

@@ -93,13 +93,16 @@ export function leafDispatcher(
     }
     const { outcome } = end;
     const text = resultText(outcome.result);
+    const refused = child.node.refusedCalls;
+    const counted = refused === undefined ? {} : { refused_calls: refused };
     // Read again: the run may have been stopped while the leaf ran.
-    if (isAborted(signal)) return { status: 'cancelled', result: text ?? 'cancelled' };
+    if (isAborted(signal)) return { status: 'cancelled', result: text ?? 'cancelled', ...counted };
     if (outcome.status !== 'completed') {
       const why = outcome.reason ?? end.error?.message ?? 'no reason given';
       return {
         status: 'failed',
         result: `${outcome.status}: ${why}${text === undefined ? '' : `\npartial result: ${text}`}`,
+        ...counted,
       };
     }
     if (leaf.verify !== undefined) {
@@ -113,13 +116,14 @@ export function leafDispatcher(
         signal,
       });
       // A failed check's output is shown (the report, the run-log): it may print a secret.
-      if (gate !== undefined) return options.supervisor.scrubber.deep(gate);
+      if (gate !== undefined) return { ...options.supervisor.scrubber.deep(gate), ...counted };
     }
     const artifact = await options.worktrees?.commit(leaf.id, cwd);
     return {
       status: 'done',
       result: text ?? '',
       ...(artifact === undefined ? {} : { artifact_ref: artifact }),
+      ...counted,
     };
   };
 }

@@ -54,4 +54,5 @@ function restart(subtask: Subtask): void {
   subtask.status = 'pending';
   delete subtask.result;
   delete subtask.artifact_ref;
+  delete subtask.refused_calls;
 }

@@ -285,6 +285,8 @@ export class NodeLifecycle {
         // The step's streamed text has ended: what the scrubber held back goes out first.
         this.#deltas.end(frame.event === 'text.reset');
         if (frame.event === 'loop.step') node.steps += 1;
+        if (frame.event === 'tool.result' && frame.fields.refused === true)
+          node.refusedCalls = (node.refusedCalls ?? 0) + 1;
         if (frame.event === 'trajectory') {
           const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
           if (trajectory.success) node.trajectory = this.#env.scrub.deep(trajectory.data);

@@ -22,6 +22,11 @@ export interface TreeNode {
    * latest its child reported; absent until it reports.
    */
   trajectory?: TrajectoryEvent;
+  /**
+   * Tool calls arbor refused this node (a caveat, a policy, its call limit), as its child reported
+   * them; absent: none.
+   */
+  refusedCalls?: number;
   /** Spawns of this node waiting in the queue (for the spawn rate or its breadth); absent: none. */
   waitingSpawns?: number;
 }

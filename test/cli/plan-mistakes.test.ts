@@ -1,7 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FAST_ENV } from '../helpers/arbor-process.js';
 import { leafScript, planDir } from '../helpers/plan-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
@@ -34,6 +35,54 @@ describe('plan mistakes a newcomer makes', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('arbor: warning: subtask `writer`: caveat_policy grants fs_write');
     expect(run.stderr).not.toContain('subtask `reader`');
+  });
+
+  it("shows a leaf's refused tool calls in the run-log, the report and the summary", async () => {
+    const plan = await planDir(NO_CALLS, {
+      scripts: [
+        leafScript(
+          'Task W',
+          {
+            text: 'W writes.',
+            tool_calls: [
+              { name: 'fs.write', args: { path: 'notes/a.md', content: 'a' } },
+              { name: 'fs.write', args: { path: 'notes/b.md', content: 'b' } },
+            ],
+          },
+          { text: 'W done' },
+        ),
+        leafScript(
+          'Task R',
+          { text: 'R reads.', tool_calls: [{ name: 'fs.list', args: { path: '.' } }] },
+          { text: 'R done' },
+        ),
+      ],
+    });
+    const run = await plan.arbor('run', 'plan.toml');
+    expect(run.code, run.stderr).toBe(0);
+    const leaves = run.report?.leaves.map((l) => [l.id, l.status, l.refused_calls]);
+    expect(leaves).toEqual([
+      ['writer', 'done', 2],
+      ['reader', 'done', undefined],
+    ]);
+    const log = await plan.readLog();
+    expect(log.subtask.map((s) => [s.id, s.refused_calls])).toEqual([
+      ['writer', 2],
+      ['reader', undefined],
+    ]);
+    expect(await readFile(path.join(plan.dir, 'plan.run.toml'), 'utf8')).toContain(
+      'refused_calls = 2',
+    );
+    const text = await runArbor(
+      ['plan', 'run', 'plan.toml', '--force', '--intel', plan.llm.url, '--model', 'm'],
+      {
+        cwd: plan.dir,
+        env: { ...FAST_ENV, ARBOR_DB: plan.db },
+      },
+    );
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('=== writer (done, 2 tool calls refused) ===');
+    expect(text.stdout).toContain('=== reader (done) ===');
   });
 
   it('refuses to overwrite the run-log of an earlier run without --force, naming plan resume', async () => {

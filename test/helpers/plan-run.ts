@@ -20,6 +20,7 @@ export interface PlanReport {
     status: string;
     result?: string;
     artifact_ref?: { branch?: string; commit?: string };
+    refused_calls?: number;
     node_id?: string;
     usage?: { input_tokens: number; output_tokens: number };
   }[];
