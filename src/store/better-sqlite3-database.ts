@@ -4,7 +4,7 @@ import type { SqlDatabase, SqlStatement } from './sql-database.js';
 
 /**
  * An `SqlDatabase` over `better-sqlite3`, the binding for a Node.js without `node:sqlite`
- * (20 to 22.4). It is an optional dependency with a native module, so it is required only when
+ * (20 to 22.12). It is an optional peer dependency with a native module, so it is required only when
  * this class is built: a Node.js with `node:sqlite` never loads it.
  */
 export class BetterSqlite3SqlDatabase implements SqlDatabase {

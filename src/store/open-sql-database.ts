@@ -5,9 +5,10 @@ import type { SqlDatabase, SqlDriverName } from './sql-database.js';
 
 /**
  * Opens an SQLite database with the binding this Node.js has: the built-in `node:sqlite`
- * (Node 22.5 on; behind `--experimental-sqlite` until 22.13) or else the optional `better-sqlite3`
- * (Node 20 to 22.4, whose native module is built for one Node.js). `driver` picks one; tests use
- * it to run the same cases on every binding that loads.
+ * (Node 22.5 on; behind `--experimental-sqlite` until 22.13) or else `better-sqlite3`, an optional
+ * peer dependency installed only where it is needed (Node 20 to 22.12; its native module is built
+ * for one Node.js). `driver` picks one; tests use it to run the same cases on every binding that
+ * loads.
  */
 export function openSqlDatabase(path: string, driver?: SqlDriverName): SqlDatabase {
   return sqlDatabaseOpener(driver)(path);
@@ -90,9 +91,23 @@ function betterSqlite3Problem(): string | undefined {
     betterSqlite3Checked = { problem: undefined };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    betterSqlite3Checked = { problem: `better-sqlite3 does not load (${oneLine(message)})` };
+    betterSqlite3Checked = {
+      problem: isNotInstalled(error)
+        ? 'better-sqlite3 is not installed (an optional peer dependency of arbor, needed only where node:sqlite is missing): run `npm install better-sqlite3@12`'
+        : `better-sqlite3 does not load (${oneLine(message)}): run \`npm rebuild better-sqlite3\` with this Node.js`,
+    };
   }
   return betterSqlite3Checked.problem;
+}
+
+/** The module itself is missing (not a native module built for another Node.js). */
+function isNotInstalled(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    code === 'MODULE_NOT_FOUND' &&
+    typeof message === 'string' &&
+    message.includes("'better-sqlite3'")
+  );
 }
 
 function oneLine(text: string): string {
@@ -102,7 +117,7 @@ function oneLine(text: string): string {
 function noBinding(why: string): ArborError {
   return new ArborError(
     'config',
-    `No SQLite binding for the store on Node.js ${process.version}: ${why}. Use Node.js 22.13 or later (its node:sqlite needs no flag), or run \`npm rebuild better-sqlite3\` with this Node.js.`,
+    `No SQLite binding for the store on Node.js ${process.version}: ${why}; or use Node.js 22.13 or later, whose built-in node:sqlite needs nothing installed.`,
     { details: { nodeVersion: process.version } },
   );
 }
