@@ -13,9 +13,16 @@ export {
   scopeMeet,
   topCaveats,
 } from './caveats-lattice.js';
+export { handedDownContext } from './handed-context.js';
 export { leafCaveats, withWriteLane } from './leaf-caveats.js';
 export { completeRequest, meetGrant } from './meet-grant.js';
-export { meetToolGrants, narrowPeers, narrowServers, patternWithin } from './narrowing.js';
+export {
+  meetToolGrants,
+  narrowPeers,
+  narrowServers,
+  patternWithin,
+  peersFor,
+} from './narrowing.js';
 export {
   canonicalPath,
   isInside,
@@ -40,6 +47,31 @@ export {
   type NetDecision,
   type NetEntry,
 } from './net-scope.js';
+export {
+  ArgPredicateSchema,
+  CallerKindSchema,
+  MAX_MATCH_INPUT_CHARS,
+  MAX_PATTERN_CHARS,
+  PolicyActionSchema,
+  PolicyMatchSchema,
+  PolicyRuleSchema,
+  PolicyRulesSchema,
+  ToolPatternSchema,
+  couldApply,
+  evaluatePolicy,
+  evaluatePredicate,
+  gatedTools,
+  matchesStatic,
+  serverCouldBeGated,
+  type ArgPredicate,
+  type CallerKind,
+  type PolicyAction,
+  type PolicyCall,
+  type PolicyMatch,
+  type PolicyRule,
+  type PolicyVerdict,
+  type PredicateResult,
+} from './policy/index.js';
 export { STATE_DIR, protectionOf, runStatePaths, type RunStateOptions } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
 export {
@@ -49,6 +81,9 @@ export {
   Trajectory,
   childSeed,
   egressHold,
+  inheritedTrajectory,
+  knownTrajectory,
+  type TrajectorySeed,
   type TrajectorySignal,
 } from './trajectory.js';
 export {
@@ -59,3 +94,21 @@ export {
   narrowTools,
   stripAllowList,
 } from './tool-grant.js';
+export { toolProfiles, type ToolLookup } from './tool-profiles.js';
+export {
+  commandsHaveNetwork,
+  countedAtSpawn,
+  isEgressCall,
+  profileOf,
+  type ToolProfile,
+  type ToolTrifecta,
+} from './tool-trifecta.js';
+export {
+  checkTrifecta,
+  effectiveServerTags,
+  runtimeServerTags,
+  type TaggedSource,
+  type TrifectaCheck,
+  type TrifectaLegs,
+  type TrifectaOptions,
+} from './trifecta.js';

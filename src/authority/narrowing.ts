@@ -69,3 +69,30 @@ export function narrowServers(
   const narrowed = narrowByName(parent, requested, 'server');
   return narrowed.ok ? { ok: true, servers: narrowed.kept } : narrowed;
 }
+
+/**
+ * The peers a child holds: a subset of its caller's, by name (`peers`), all of them when it names
+ * none; an `a2a` node holds exactly the one it delegates to (`peer`), which its caller must have.
+ */
+export function peersFor(
+  parent: readonly A2aPeerSpec[],
+  request: {
+    provider?: string | undefined;
+    peer?: string | undefined;
+    peers?: string[] | undefined;
+  },
+): ReturnType<typeof narrowPeers> {
+  if (request.provider !== 'a2a') {
+    if (request.peer !== undefined)
+      return { ok: false, reason: '`peer` goes with `provider: "a2a"`' };
+    return narrowPeers(parent, request.peers);
+  }
+  if (request.peer === undefined) {
+    const yours = parent.map((peer) => `\`${peer.name}\``).join(', ') || 'none';
+    return {
+      ok: false,
+      reason: `\`provider: "a2a"\` needs \`peer\`: the agent to send the task to (yours: ${yours})`,
+    };
+  }
+  return narrowPeers(parent, [request.peer]);
+}

@@ -128,6 +128,43 @@ export function childSeed(parent: TrajectoryEvent): { risk_seed: number; inherit
   };
 }
 
+/** A payload's trajectory seed: the fields `childSeed` fills, absent when they say nothing. */
+export interface TrajectorySeed {
+  risk_seed?: number | undefined;
+  inherited_taint?: Taint | undefined;
+}
+
+/**
+ * What the supervisor knows of a node's trajectory: its latest report, or, before it has
+ * reported, the seed it started from.
+ */
+export function knownTrajectory(
+  reported: TrajectoryEvent | undefined,
+  seed: TrajectorySeed,
+): TrajectoryEvent {
+  return (
+    reported ?? {
+      exposed: seed.inherited_taint?.exposed ?? false,
+      sensitive: seed.inherited_taint?.sensitive ?? false,
+      risk: Math.min(1, seed.risk_seed ?? 0),
+    }
+  );
+}
+
+/**
+ * The seed fields of a child of a node in state `parent`: its damped risk score, and whether the
+ * parent was exposed or sensitive — so a node one injection away from exfiltration cannot shed
+ * that by delegating the egress to a fresh child. A field that says nothing is left out.
+ */
+export function inheritedTrajectory(parent: TrajectoryEvent): TrajectorySeed {
+  const seed = childSeed(parent);
+  const tainted = seed.inherited_taint.exposed || seed.inherited_taint.sensitive;
+  return {
+    ...(seed.risk_seed > 0 ? { risk_seed: seed.risk_seed } : {}),
+    ...(tainted ? { inherited_taint: seed.inherited_taint } : {}),
+  };
+}
+
 /**
  * The runtime trifecta: may a node in `state` make an egress call now? `undefined` when it may;
  * otherwise why it must be held (for a human's yes under `ask`, refused under `deny`). Held when

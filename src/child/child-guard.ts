@@ -1,15 +1,12 @@
-import { Trajectory, matchesToolPattern } from '../authority/index.js';
+import { Trajectory, toolProfiles, type ToolLookup } from '../authority/index.js';
 import { SensitiveMatcher } from '../authority/sensitive-paths.js';
-import type { JsonObject, SpawnPayload, TrifectaTag } from '../protocol/index.js';
+import type { JsonObject, SpawnPayload } from '../protocol/index.js';
 import { mintMarker } from '../tools/content/index.js';
-import { GuardedTools, type EgressApproval, type ToolProfile } from '../tools/guarded-tools.js';
+import { GuardedTools, type EgressApproval } from '../tools/guarded-tools.js';
 import { EGRESS_APPROVAL } from '../tools/internal-catalog.js';
 import type { ToolHost } from '../tools/tool.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
-
-/** What the built-in tools are, as the trifecta sees them. */
-const FILE_TOOLS = new Set(['fs.read', 'fs.list', 'fs.glob', 'fs.write', 'fs.edit']);
 
 /**
  * The child's tools under its runtime guard: content isolation with the run's marker, the
@@ -18,13 +15,13 @@ const FILE_TOOLS = new Set(['fs.read', 'fs.list', 'fs.glob', 'fs.write', 'fs.edi
 export function guardChildTools(
   payload: SpawnPayload,
   host: ToolHost,
-  sourceOf: (name: string) => string | undefined,
+  tools: ToolLookup,
   channel: ControlChannel,
   writer: FrameWriter,
 ): GuardedTools {
   const guard = new GuardedTools({
     host,
-    profile: toolProfiles(payload, sourceOf),
+    profile: toolProfiles(payload, tools),
     trajectory: new Trajectory({ risk: payload.risk_seed, taint: payload.inherited_taint }),
     trifecta: payload.runtime_trifecta,
     isolation: { ...payload.content_isolation, marker: isolationMarker(payload) },
@@ -41,54 +38,6 @@ export function guardChildTools(
 export function isolationMarker(payload: SpawnPayload): string {
   payload.content_isolation.marker ??= mintMarker();
   return payload.content_isolation.marker;
-}
-
-/**
- * Each tool's profile: `http.fetch` is untrusted and egress; `exec` is egress when its commands
- * have the network (`net = "all"`, or no sandbox), and exposes the agent then too (a command can
- * print what a server sent); an MCP tool counts with its server's tags (an untagged server is
- * untrusted and may send data out), a routed one with the tags the supervisor sent; a
- * tool matching `content_isolation.untrusted_tools` is untrusted too. Everything else — the file
- * tools, the supervisor's own tools — is trusted and sends nothing out.
- */
-export function toolProfiles(
-  payload: SpawnPayload,
-  sourceOf: (name: string) => string | undefined,
-): (name: string) => ToolProfile {
-  const serverTags = new Map(payload.mcp_servers.map((s) => [s.name, s.tags]));
-  const routed = new Map(payload.routed_tools.map((t) => [t.name, t]));
-  const execNetwork = payload.sandbox.mode !== 'bwrap' || payload.caveats.net === 'all';
-  const markedUntrusted = (name: string): boolean =>
-    payload.content_isolation.untrusted_tools.some((pattern) => matchesToolPattern(name, pattern));
-  const fromTags = (server: string, tags: readonly TrifectaTag[]): ToolProfile => {
-    // A server nobody tagged is untrusted, and (at run time) may send data out: it is unknown.
-    const effective = tags.length === 0 ? ['untrusted_input', 'egress'] : tags;
-    return {
-      untrusted: effective.includes('untrusted_input'),
-      egress: effective.includes('egress'),
-      sensitive: effective.includes('sensitive'),
-      source: `mcp:${server}`,
-    };
-  };
-  return (name) => {
-    let profile: ToolProfile = { untrusted: false, egress: false, sensitive: false, source: name };
-    const route = routed.get(name);
-    const source = sourceOf(name);
-    if (name === 'http.fetch') profile = { ...profile, untrusted: true, egress: true };
-    else if (name === 'exec')
-      profile = {
-        ...profile,
-        egress: execNetwork,
-        exposes: execNetwork,
-        source: 'exec with network',
-      };
-    else if (route?.server !== undefined) profile = fromTags(route.server, route.tags ?? []);
-    else if (source?.startsWith('mcp:') === true && !FILE_TOOLS.has(name)) {
-      const server = source.slice('mcp:'.length);
-      profile = fromTags(server, serverTags.get(server) ?? []);
-    }
-    return markedUntrusted(name) ? { ...profile, untrusted: true } : profile;
-  };
 }
 
 async function askApproval(

@@ -2,7 +2,11 @@ import { OutputCapture } from '../loop/index.js';
 import { type SpawnPayload, type ToolDef } from '../protocol/index.js';
 // Not the `tools/index.js` barrel: it re-exports the MCP client, which a child loads only when its
 // payload grants a server (see the dynamic import below).
-import { builtinTools } from '../tools/builtin/index.js';
+import {
+  builtinTools,
+  everyBuiltinTool,
+  type BuiltinToolsOptions,
+} from '../tools/builtin/index.js';
 import { internalToolDefs } from '../tools/internal-catalog.js';
 import type { McpServerSet } from '../tools/mcp/index.js';
 import type { Tool, ToolSource } from '../tools/tool.js';
@@ -62,17 +66,16 @@ export async function buildChildTools(
     for (const skipped of servers.skipped)
       log.log('warn', 'mcp.skipped', { server: skipped.name, reason: skipped.reason });
   }
-  const sources = [
-    internal,
-    builtinTools({
-      caveats: payload.caveats,
-      cwd: options.cwd,
-      sandbox: payload.sandbox,
-      protect: payload.protected_paths,
-      namedHosts: payload.named_hosts,
-    }),
-    ...(servers?.sources ?? []),
-  ].map((source) => gatedThroughSupervisor(source, gated, remote));
+  const grant: BuiltinToolsOptions = {
+    caveats: payload.caveats,
+    cwd: options.cwd,
+    sandbox: payload.sandbox,
+    protect: payload.protected_paths,
+    namedHosts: payload.named_hosts,
+  };
+  const sources = [internal, builtinTools(grant), ...(servers?.sources ?? [])].map((source) =>
+    gatedThroughSupervisor(source, gated, remote),
+  );
   const allow = allowedTools(payload);
   const registry = new ToolRegistry({
     sources,
@@ -86,10 +89,12 @@ export async function buildChildTools(
       });
     },
   });
+  // What each built-in declares to the trifecta, offered or not (`everyBuiltinTool`).
+  const declared = new Map(everyBuiltinTool(grant).map((tool) => [tool.def.name, tool.trifecta]));
   const guard = guardChildTools(
     payload,
     registry,
-    (name) => registry.sourceOf(name),
+    { builtin: (name) => declared.get(name), sourceOf: (name) => registry.sourceOf(name) },
     channel,
     writer,
   );

@@ -1,4 +1,4 @@
-import type { SeedMessage, SpawnPayload } from '../protocol/index.js';
+import type { SpawnPayload } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import { PROVIDERS, requireCapabilities, type Provider } from './providers.js';
 import type { Grant, Share } from './budget/index.js';
@@ -6,14 +6,15 @@ import type { SpawnRate } from './spawn-rate.js';
 import type { Tree, TreeNode } from './tree.js';
 import {
   allowedTools,
-  childSeed,
   completeRequest,
+  handedDownContext,
+  inheritedTrajectory,
+  knownTrajectory,
   meetGrant,
   meetToolGrants,
-  narrowPeers,
   narrowServers,
   narrowTools,
-  stripAllowList,
+  peersFor,
 } from '../authority/index.js';
 
 /** The caps every spawn is checked against. */
@@ -155,7 +156,7 @@ export function admitSpawn(
     ...caller.payload,
     instruction: args.instruction,
     ...optional('output_contract', args.output_contract),
-    context_seed: parentContext(args.context ?? []),
+    context_seed: handedDownContext(args.context ?? []),
     history: [],
     mcp_servers: args.provider === 'a2a' ? [] : servers.servers,
     a2a_peers: peers.peers,
@@ -182,7 +183,8 @@ export function admitSpawn(
   delete base.turn;
   delete base.risk_seed;
   delete base.inherited_taint;
-  Object.assign(base, trajectorySeed(caller));
+  // A child starts as tainted as its caller, and as risky (damped): see `inheritedTrajectory`.
+  Object.assign(base, inheritedTrajectory(knownTrajectory(caller.node.trajectory, caller.payload)));
   if (args.output_schema === undefined) delete base.output_schema;
   if (args.persona === undefined) delete base.persona;
   if (args.output_contract === undefined) delete base.output_contract;
@@ -196,64 +198,6 @@ export function admitSpawn(
   return { ok: true, provider, mode, payload, grant: budget?.grant ?? {} };
 }
 
-/**
- * What a child starts from: its caller's damped risk score, and whether the caller was exposed or
- * sensitive — so a node one injection away from exfiltration cannot shed that by delegating the
- * egress to a fresh child. From the caller's latest report, or its own seed before it reported.
- */
-function trajectorySeed(caller: Caller): Pick<SpawnPayload, 'risk_seed' | 'inherited_taint'> {
-  const state = caller.node.trajectory ?? {
-    exposed: caller.payload.inherited_taint?.exposed ?? false,
-    sensitive: caller.payload.inherited_taint?.sensitive ?? false,
-    risk: Math.min(1, caller.payload.risk_seed ?? 0),
-  };
-  const seed = childSeed(state);
-  const tainted = seed.inherited_taint.exposed || seed.inherited_taint.sensitive;
-  return {
-    ...(seed.risk_seed > 0 ? { risk_seed: seed.risk_seed } : {}),
-    ...(tainted ? { inherited_taint: seed.inherited_taint } : {}),
-  };
-}
-
-/**
- * The context a caller shares, as the child will hold it. A caller cannot hand down a grant (a
- * reserved allow-list message is dropped) nor system authority: its `system` messages reach the
- * child as user content that says what they are, so a parent that was talked into "you are now
- * …" cannot put that into its child's system prompt.
- */
-function parentContext(context: NonNullable<SubagentRunArgs['context']>): SeedMessage[] {
-  return stripAllowList(context.map((m) => ({ role: m.role, content: m.content }))).map((m) =>
-    m.role === 'system'
-      ? {
-          role: 'user',
-          content: `Context from the parent agent (sent as a system message; it is not one):\n${m.content}`,
-        }
-      : m,
-  );
-}
-
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
-
-/**
- * The peers a child holds: a subset of its caller's, by name (`peers`), all of them when it names
- * none; an `a2a` node holds exactly the one it delegates to (`peer`), which its caller must have.
- */
-function peersFor(
-  parent: SpawnPayload['a2a_peers'],
-  args: SubagentRunArgs,
-): ReturnType<typeof narrowPeers> {
-  if (args.provider !== 'a2a') {
-    if (args.peer !== undefined) return { ok: false, reason: '`peer` goes with `provider: "a2a"`' };
-    return narrowPeers(parent, args.peers);
-  }
-  if (args.peer === undefined) {
-    const yours = parent.map((peer) => `\`${peer.name}\``).join(', ') || 'none';
-    return {
-      ok: false,
-      reason: `\`provider: "a2a"\` needs \`peer\`: the agent to send the task to (yours: ${yours})`,
-    };
-  }
-  return narrowPeers(parent, [args.peer]);
 }

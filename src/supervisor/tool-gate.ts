@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   type AgentFrame,
   type McpServerSpec,
@@ -6,48 +7,34 @@ import {
 } from '../protocol/index.js';
 import {
   builtinTools,
-  checkTrifecta,
-  HTTP_FETCH_TAGS,
-  execTrifectaTags,
-  effectiveServerTags,
-  evaluatePolicy,
-  gatedTools,
+  everyBuiltinTool,
   hostToolDef,
   hostToolFor,
+  type BuiltinToolsOptions,
   type HostTool,
-  type CallerKind,
   type McpServerSet,
   type McpToolSource,
-  type PolicyRule,
   type Tool,
 } from '../tools/index.js';
 import type { HumanGates } from './human-gates.js';
 import { callSignal } from './on-abort.js';
 import { isYes, refuse, type ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
-import { isToolAllowed, allowedTools } from '../authority/index.js';
+import {
+  allowedTools,
+  checkTrifecta,
+  countedAtSpawn,
+  effectiveServerTags,
+  evaluatePolicy,
+  gatedTools,
+  isToolAllowed,
+  knownTrajectory,
+  serverCouldBeGated,
+  type CallerKind,
+  type PolicyRule,
+} from '../authority/index.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
-
-/** The built-in tools and the trifecta legs each brings, for a node of this payload. */
-function builtinTags(
-  payload: SpawnPayload,
-): readonly { name: string; tags: readonly TrifectaTag[] }[] {
-  return [
-    { name: 'fs.read', tags: [] },
-    { name: 'fs.list', tags: [] },
-    { name: 'fs.glob', tags: [] },
-    { name: 'fs.write', tags: [] },
-    { name: 'fs.edit', tags: [] },
-    { name: 'exec', tags: execTrifectaTags(execHasNetwork(payload)) },
-    { name: 'http.fetch', tags: HTTP_FETCH_TAGS },
-  ];
-}
-
-/** Do a node's commands reach the network? Without the sandbox, or with `net = "all"`. */
-export function execHasNetwork(payload: SpawnPayload): boolean {
-  return payload.sandbox.mode !== 'bwrap' || payload.caveats.net === 'all';
-}
 
 export interface ToolGateOptions {
   /** `security.policies`: ordered, first match wins. */
@@ -92,19 +79,22 @@ export class ToolGate {
   }
 
   /**
-   * The Rule of Two over what a node would hold: its servers, and `exec` if it may run commands
-   * (an egress leg only when they have the network). `http.fetch` is left to the runtime trifecta.
+   * The Rule of Two over what a node would hold: its servers, the built-in tools its grant offers
+   * and its allow-list lets through, and its host tools, each with the tags it declares (`exec`
+   * brings legs, the file tools none, `http.fetch` is left to the runtime trifecta).
    */
   checkTrifecta(payload: SpawnPayload): string | undefined {
-    const mayExec = payload.caveats.exec !== 'all' ? payload.caveats.exec.length > 0 : true;
-    const execAllowed = mayExec && isToolAllowed('exec', allowedTools(payload));
-    const execTags = execTrifectaTags(execHasNetwork(payload));
+    const allowed = allowedTools(payload);
+    const builtins = this.#declaredBuiltins(payload, 'offered')
+      .filter((tool) => isToolAllowed(tool.def.name, allowed))
+      .map((tool) => ({ name: tool.def.name, trifecta: tool.trifecta }));
+    const hosted = this.#hostToolsOf(payload).map((tool) => ({
+      name: tool.name,
+      trifecta: { tags: tool.tags },
+    }));
     const check = checkTrifecta(payload.mcp_servers, {
       allow: this.#options.allowTrifecta,
-      extraTags: [
-        ...(execAllowed ? [{ name: 'exec', tags: execTags }] : []),
-        ...this.#hostToolsOf(payload).map((tool) => ({ name: tool.name, tags: tool.tags })),
-      ],
+      extraTags: countedAtSpawn([...builtins, ...hosted]),
     });
     return check.ok ? undefined : check.message;
   }
@@ -126,10 +116,11 @@ export class ToolGate {
         routedServers: [],
       };
     }
-    const gated = [
-      ...gatedTools(rules, builtinTags(payload), caller),
-      ...hosted.map((tool) => tool.name),
-    ];
+    const builtins = this.#declaredBuiltins(payload, 'every').map((tool) => ({
+      name: tool.def.name,
+      tags: tool.trifecta?.tags ?? [],
+    }));
+    const gated = [...gatedTools(rules, builtins, caller), ...hosted.map((tool) => tool.name)];
     const routed = payload.mcp_servers.filter((server) =>
       serverCouldBeGated(rules, server, caller),
     );
@@ -167,11 +158,7 @@ export class ToolGate {
       tags: tool.tags,
       caller: kind,
       args: frame.args,
-      state: caller.node.trajectory ?? {
-        exposed: sent.inherited_taint?.exposed ?? false,
-        sensitive: sent.inherited_taint?.sensitive ?? false,
-        risk: Math.min(1, sent.risk_seed ?? 0),
-      },
+      state: knownTrajectory(caller.node.trajectory, sent),
     });
     this.#options.record(caller.node.id, 'policy.decision', {
       tool: frame.name,
@@ -230,6 +217,16 @@ export class ToolGate {
     };
   }
 
+  /**
+   * The built-in tools under a node's grant, for what each declares: every one (a rule may gate a
+   * name before anything is offered), or those the grant offers.
+   */
+  #declaredBuiltins(payload: SpawnPayload, which: 'every' | 'offered'): readonly Tool[] {
+    // Only read here, never run: any absolute directory will do.
+    const options = builtinOptions(payload, path.resolve(this.#options.cwd));
+    return which === 'every' ? everyBuiltinTool(options) : builtinTools(options).tools();
+  }
+
   /** The host tools a node may use: those its allow-list lets through. */
   #hostToolsOf(payload: SpawnPayload): readonly HostTool[] {
     const tools = this.#options.hostTools ?? [];
@@ -263,18 +260,12 @@ export class ToolGate {
       });
       return { tool, tags: hosted.tags };
     }
-    const builtin = builtinTags(caller.payload).find((b) => b.name === name);
-    if (builtin !== undefined) {
-      const tool = builtinTools({
-        caveats: caller.payload.caveats,
-        cwd: caller.cwd ?? this.#options.cwd,
-        sandbox: caller.payload.sandbox,
-        protect: caller.payload.protected_paths,
-        namedHosts: caller.payload.named_hosts,
-      })
+    if (this.#declaredBuiltins(caller.payload, 'every').some((t) => t.def.name === name)) {
+      // A built-in the node's grant does not offer is not available, whatever its name.
+      const tool = builtinTools(builtinOptions(caller.payload, caller.cwd ?? this.#options.cwd))
         .tools()
         .find((t) => t.def.name === name);
-      return tool === undefined ? undefined : { tool, tags: builtin.tags };
+      return tool === undefined ? undefined : { tool, tags: tool.trifecta?.tags ?? [] };
     }
     for (const server of caller.payload.mcp_servers) {
       if (!name.startsWith(`${server.name}.`)) continue;
@@ -310,28 +301,13 @@ export class ToolGate {
   }
 }
 
-/**
- * Could any rule touch some tool of this server, for this caller? Without listing its tools: a
- * rule's tool pattern could match a name of the form `<server>.<tool>` (`*`, a prefix pattern
- * compatible with `<server>.`, or an exact name under it), its tags are among the server's, and
- * its caller kinds include this one.
- */
-export function serverCouldBeGated(
-  rules: readonly PolicyRule[],
-  server: McpServerSpec,
-  caller: CallerKind,
-): boolean {
-  const prefix = `${server.name}.`;
-  const tags = effectiveServerTags(server.tags);
-  return rules.some(({ match }) => {
-    if (match.caller !== undefined && !match.caller.includes(caller)) return false;
-    if (match.tags !== undefined && !match.tags.every((tag) => tags.includes(tag))) return false;
-    const pattern = match.tool;
-    if (pattern === undefined || pattern === '*') return true;
-    if (pattern.endsWith('*')) {
-      const head = pattern.slice(0, -1);
-      return head.startsWith(prefix) || prefix.startsWith(head);
-    }
-    return pattern.startsWith(prefix);
-  });
+/** The built-in tools' options for a node of this payload, working in `cwd`. */
+function builtinOptions(payload: SpawnPayload, cwd: string): BuiltinToolsOptions {
+  return {
+    caveats: payload.caveats,
+    cwd,
+    sandbox: payload.sandbox,
+    protect: payload.protected_paths,
+    namedHosts: payload.named_hosts,
+  };
 }

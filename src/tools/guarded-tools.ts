@@ -1,4 +1,10 @@
-import { egressHold, type Trajectory, type TrajectorySignal } from '../authority/index.js';
+import {
+  egressHold,
+  isEgressCall,
+  type ToolProfile,
+  type Trajectory,
+  type TrajectorySignal,
+} from '../authority/index.js';
 import type { SensitiveMatcher } from '../authority/sensitive-paths.js';
 import {
   looksSecret,
@@ -10,23 +16,6 @@ import {
 } from '../protocol/index.js';
 import { detectInjection, limitBytes, wrapUntrusted } from './content/index.js';
 import { toolRefusal, type ToolCallContext, type ToolHost, type ToolOutput } from './tool.js';
-
-/** What a tool's results are and what calling it does, for content isolation and the trifecta. */
-export interface ToolProfile {
-  /** Its results come from outside (the web, an MCP server nobody vetted): fenced and scanned. */
-  untrusted: boolean;
-  /** Calling it can send data out of the machine. */
-  egress: boolean;
-  /**
-   * Its results may carry content from outside without being fenced (a command with the
-   * network: `curl` prints what a server sent): the agent becomes exposed all the same.
-   */
-  exposes?: boolean;
-  /** Its results are sensitive data (an MCP server tagged `sensitive`). */
-  sensitive: boolean;
-  /** Where its results come from, for a provenance line: `mcp:github`, `http.fetch`. */
-  source: string;
-}
 
 export interface EgressApproval {
   approved: boolean;
@@ -82,8 +71,7 @@ export class GuardedTools implements ToolHost {
 
   async call(call: ToolCall, context: ToolCallContext): Promise<ToolOutput> {
     const profile = this.#options.profile(call.name);
-    // A task sent to a remote A2A agent leaves the machine with what the agent put in it.
-    if (profile.egress || isPeerDelegation(call)) {
+    if (isEgressCall(profile, call)) {
       const refusal = await this.#judgeEgress(call, context.signal);
       if (refusal !== undefined) return refusal;
     }
@@ -205,9 +193,4 @@ export class GuardedTools implements ToolHost {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return content === undefined ? 'null' : JSON.stringify(content);
-}
-
-/** `subagent.run` to a remote agent (`provider: "a2a"`): egress, as the trifecta counts it. */
-function isPeerDelegation(call: ToolCall): boolean {
-  return call.name === 'subagent.run' && call.args.provider === 'a2a';
 }

@@ -1,9 +1,17 @@
 export { ArgsValidator, type ArgsCheck } from './args-validator.js';
 export {
   DEFAULT_BUILTIN_LIMITS,
+  EXEC_OFFLINE_TAGS,
+  EXEC_TRIFECTA_TAGS,
+  FILE_TOOL_TRIFECTA,
+  HTTP_FETCH_TAGS,
+  HTTP_FETCH_TRIFECTA,
   PathGuard,
   builtinTools,
+  everyBuiltinTool,
   execEnv,
+  execTrifecta,
+  execTrifectaTags,
   runCommand,
   type BuiltinLimits,
   type BuiltinToolsOptions,
@@ -76,12 +84,11 @@ export {
   SubagentSendArgs,
   SubagentStatusArgs,
 } from './internal-catalog.js';
+// The policy and the trifecta rule live in `src/authority/`; the tools barrel has always offered
+// them next to the tools they judge.
 export {
   ArgPredicateSchema,
   CallerKindSchema,
-  EXEC_OFFLINE_TAGS,
-  EXEC_TRIFECTA_TAGS,
-  HTTP_FETCH_TAGS,
   MAX_MATCH_INPUT_CHARS,
   MAX_PATTERN_CHARS,
   PolicyActionSchema,
@@ -94,7 +101,6 @@ export {
   effectiveServerTags,
   evaluatePolicy,
   evaluatePredicate,
-  execTrifectaTags,
   gatedTools,
   matchesStatic,
   type ArgPredicate,
@@ -105,10 +111,12 @@ export {
   type PolicyRule,
   type PolicyVerdict,
   type PredicateResult,
+  type ToolProfile,
+  type ToolTrifecta,
   type TrifectaCheck,
   type TrifectaLegs,
   type TrifectaOptions,
-} from './policy/index.js';
+} from '../authority/index.js';
 export {
   toolError,
   toolRefusal,
@@ -122,12 +130,7 @@ export {
 } from './tool.js';
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
 export { ToolSet } from './tool-set.js';
-export {
-  GuardedTools,
-  type EgressApproval,
-  type GuardedToolsOptions,
-  type ToolProfile,
-} from './guarded-tools.js';
+export { GuardedTools, type EgressApproval, type GuardedToolsOptions } from './guarded-tools.js';
 export {
   DETECTOR_RULES,
   detectInjection,

@@ -1,3 +1,4 @@
+import type { ToolTrifecta } from '../authority/index.js';
 import type { JsonObject, ToolCall, ToolDef, TranscriptMessage } from '../protocol/index.js';
 
 /** What a tool call produced: content for the model, and whether it is an error it should see. */
@@ -49,6 +50,11 @@ export type ToolKind = 'internal' | 'builtin' | 'mcp';
 /** One tool: its definition (what the model sees) and how to run it. */
 export interface Tool {
   def: ToolDef;
+  /**
+   * What holding and calling it brings to the trifecta, declared by the tool (every built-in
+   * does). An MCP tool has none of its own: its server's configured tags count.
+   */
+  trifecta?: ToolTrifecta;
   run(args: JsonObject, context: ToolCallContext): Promise<ToolOutput>;
 }
 

@@ -5,6 +5,8 @@ import {
   Trajectory,
   childSeed,
   egressHold,
+  inheritedTrajectory,
+  knownTrajectory,
 } from '../../src/authority/index.js';
 import type { RuntimeTrifecta } from '../../src/protocol/index.js';
 
@@ -75,5 +77,27 @@ describe('egressHold', () => {
 
   it('never holds with the rule off', () => {
     expect(egressHold(state(true, true, 1), { ...ASK, mode: 'off' })).toBeUndefined();
+  });
+});
+
+describe('knownTrajectory and inheritedTrajectory', () => {
+  it('take the latest report, or the seed before one came', () => {
+    const reported = { exposed: true, sensitive: false, risk: 0.4 };
+    expect(knownTrajectory(reported, { risk_seed: 0.9 })).toBe(reported);
+    expect(
+      knownTrajectory(undefined, {
+        risk_seed: 1.5,
+        inherited_taint: { exposed: false, sensitive: true },
+      }),
+    ).toEqual({ exposed: false, sensitive: true, risk: 1 });
+    expect(knownTrajectory(undefined, {})).toEqual({ exposed: false, sensitive: false, risk: 0 });
+  });
+
+  it('hand a child the damped score and the taint, leaving out what says nothing', () => {
+    expect(inheritedTrajectory({ exposed: true, sensitive: false, risk: 0.5 })).toEqual({
+      risk_seed: 0.25,
+      inherited_taint: { exposed: true, sensitive: false },
+    });
+    expect(inheritedTrajectory({ exposed: false, sensitive: false, risk: 0 })).toEqual({});
   });
 });

@@ -1,3 +1,4 @@
+import type { ToolTrifecta } from '../../authority/index.js';
 import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/index.js';
 import type { PathGuard } from './path-guard.js';
 
@@ -60,3 +61,10 @@ export interface BuiltinContext {
   /** The hosts the operator named exactly (`named_hosts`): the only way to a private address. */
   namedHosts: readonly string[];
 }
+
+/**
+ * What the file tools declare to the trifecta: no leg by holding them. What `fs.read` reads is
+ * judged per call by the runtime trifecta instead (a file matching `sensitive_paths` makes the
+ * node sensitive).
+ */
+export const FILE_TOOL_TRIFECTA: ToolTrifecta = { tags: [] };

@@ -39,21 +39,40 @@ export interface BuiltinToolsOptions {
 }
 
 /**
+ * The built-in tools, in the order they are offered, each with the grant that offers it: a tool
+ * whose axis grants nothing at all is not offered, so a model is never shown a tool every call of
+ * which would be refused.
+ */
+const BUILTINS: readonly { make(context: BuiltinContext): Tool; isOffered(c: Caveats): boolean }[] =
+  [
+    { make: fsReadTool, isOffered: (c) => grants(c.fs_read) },
+    { make: fsListTool, isOffered: (c) => grants(c.fs_read) },
+    { make: fsGlobTool, isOffered: (c) => grants(c.fs_read) },
+    { make: fsWriteTool, isOffered: (c) => grants(c.fs_write) },
+    { make: fsEditTool, isOffered: (c) => grants(c.fs_write) },
+    { make: execTool, isOffered: (c) => grants(c.exec) },
+    { make: (context) => httpFetchTool(context), isOffered: (c) => offersFetch(c.net) },
+  ];
+
+/**
  * The built-in tools as a `ToolSource` of kind `builtin`: `fs.read`, `fs.list`, `fs.glob` (under
  * `fs_read`), `fs.write`, `fs.edit` (under `fs_write`), `exec` (exact commands under `exec`, in
- * the sandbox) and `http.fetch` (hosts under `net`). A tool whose axis grants nothing at all is not offered, so a model is
- * never shown a tool every call of which would be refused.
+ * the sandbox) and `http.fetch` (hosts under `net`), those the node's grant offers.
  */
 export function builtinTools(options: BuiltinToolsOptions): ToolSource {
   const context = builtinContext(options);
-  const { caveats } = options;
-  const tools: Tool[] = [];
-  if (grants(caveats.fs_read))
-    tools.push(fsReadTool(context), fsListTool(context), fsGlobTool(context));
-  if (grants(caveats.fs_write)) tools.push(fsWriteTool(context), fsEditTool(context));
-  if (grants(caveats.exec)) tools.push(execTool(context));
-  if (offersFetch(caveats.net)) tools.push(httpFetchTool(context));
+  const tools = BUILTINS.filter((b) => b.isOffered(options.caveats)).map((b) => b.make(context));
   return { kind: 'builtin', name: 'builtin', tools: () => tools };
+}
+
+/**
+ * Every built-in tool under this grant, offered or not, for what each declares to the trifecta:
+ * the supervisor gates a tool by name before it knows what a child offers, and the runtime
+ * trifecta judges a call of a built-in's name as the built-in's.
+ */
+export function everyBuiltinTool(options: BuiltinToolsOptions): readonly Tool[] {
+  const context = builtinContext(options);
+  return BUILTINS.map((b) => b.make(context));
 }
 
 function builtinContext(options: BuiltinToolsOptions): BuiltinContext {

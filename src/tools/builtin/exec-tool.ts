@@ -1,16 +1,48 @@
 import { z } from 'zod';
-import { type Scope } from '../../protocol/index.js';
+import { type Scope, type TrifectaTag } from '../../protocol/index.js';
 import { prepareCommand, sweepPlantedPointers } from '../sandbox/index.js';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { runCommand, type CommandResult } from './run-command.js';
 import { ArgsCache, inputSchema, parseToolArgs } from './tool-args.js';
-import { permitsExec } from '../../authority/index.js';
+import { commandsHaveNetwork, permitsExec, type ToolTrifecta } from '../../authority/index.js';
 
 const NAME = 'exec';
 
 /** Allowed commands spelled out in the tool description; a longer grant is summarised. */
 const MAX_LISTED = 20;
+
+/**
+ * What `exec` brings when its commands have the network (`net = "all"`, or no sandbox): a shell
+ * can read whatever its grant shows it (`sensitive`) and send it out (`egress`). It is not tagged
+ * `untrusted_input`: what a command prints is output of a command the grant named exactly, not
+ * content from outside.
+ */
+export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'];
+
+/** What `exec` brings inside the sandbox without network: it can read, but not send. */
+export const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
+
+/** The tags `exec` counts with for a node: egress only when its commands have the network. */
+export function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
+  return network ? EXEC_TRIFECTA_TAGS : EXEC_OFFLINE_TAGS;
+}
+
+/**
+ * What `exec` declares to the trifecta under a grant: its tags (above); at run time a command
+ * makes the node sensitive only when it names a sensitive file or prints a credential (judged per
+ * call), and, with the network, exposes it — a command can print what a server sent — without
+ * its output being fenced.
+ */
+export function execTrifecta(grant: Parameters<typeof commandsHaveNetwork>[0]): ToolTrifecta {
+  const network = commandsHaveNetwork(grant);
+  return {
+    tags: execTrifectaTags(network),
+    perCall: ['sensitive'],
+    exposes: network,
+    source: 'exec with network',
+  };
+}
 
 /**
  * `exec`: runs a shell command, but only one the `exec` caveat names exactly. The string goes to
@@ -33,6 +65,7 @@ export function execTool(context: BuiltinContext): Tool {
         sandboxNote(context),
       input_schema: inputSchema(Args),
     },
+    trifecta: execTrifecta(context),
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

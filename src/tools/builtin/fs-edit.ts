@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import { FILE_TOOL_TRIFECTA, type BuiltinContext } from './builtin-context.js';
 import { describeFsError, replaceContent } from './file-io.js';
 import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -38,6 +38,7 @@ export function fsEditTool(context: BuiltinContext): Tool {
         '(include surrounding lines to make it unique) unless `replace_all` is true.',
       input_schema: inputSchema(EditArgs),
     },
+    trifecta: FILE_TOOL_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, EditArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import { FILE_TOOL_TRIFECTA, type BuiltinContext } from './builtin-context.js';
 import { globUnder } from './glob-under.js';
 import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -37,6 +37,7 @@ export function fsGlobTool(context: BuiltinContext): Tool {
         `to the working directory, sorted, at most ${max}. Hidden files match only when the pattern names them.`,
       input_schema: inputSchema(GlobArgs),
     },
+    trifecta: FILE_TOOL_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, GlobArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import { FILE_TOOL_TRIFECTA, type BuiltinContext } from './builtin-context.js';
 import { fdPath } from './fd-path.js';
 import { describeFsError } from './file-io.js';
 import { openFailure } from './path-guard.js';
@@ -31,6 +31,7 @@ export function fsListTool(context: BuiltinContext): Tool {
       description: `List a directory: each entry with its type and, for files, size in bytes (at most ${max} entries).`,
       input_schema: inputSchema(ListArgs),
     },
+    trifecta: FILE_TOOL_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, ListArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

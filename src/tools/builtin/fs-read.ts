@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import { FILE_TOOL_TRIFECTA, type BuiltinContext } from './builtin-context.js';
 import { openFailure } from './path-guard.js';
 import { readLines, type LineWindow } from './read-lines.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -36,6 +36,7 @@ export function fsReadTool(context: BuiltinContext): Tool {
         'from `offset`; a note at the end says how to continue when the file is longer.',
       input_schema: inputSchema(ReadArgs),
     },
+    trifecta: FILE_TOOL_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, ReadArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

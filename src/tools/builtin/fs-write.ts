@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
-import type { BuiltinContext } from './builtin-context.js';
+import { FILE_TOOL_TRIFECTA, type BuiltinContext } from './builtin-context.js';
 import { describeFsError, replaceContent } from './file-io.js';
 import { openFailure } from './path-guard.js';
 import { inputSchema, parseToolArgs } from './tool-args.js';
@@ -28,6 +28,7 @@ export function fsWriteTool(context: BuiltinContext): Tool {
         'To change part of an existing file, prefer `fs.edit`.',
       input_schema: inputSchema(WriteArgs),
     },
+    trifecta: FILE_TOOL_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, WriteArgs, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { grantsNet, permitsNet } from '../../authority/index.js';
-import type { Scope } from '../../protocol/index.js';
+import { grantsNet, permitsNet, type ToolTrifecta } from '../../authority/index.js';
+import type { Scope, TrifectaTag } from '../../protocol/index.js';
 import { toolError, toolRefusal, type Tool, type ToolOutput } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
@@ -32,6 +32,16 @@ const resolveWithDns: ResolveHost = async (host) => {
   }));
 };
 
+/** What `http.fetch` brings: outside content (`untrusted_input`) and a way out (`egress`). */
+export const HTTP_FETCH_TAGS: readonly TrifectaTag[] = ['untrusted_input', 'egress'];
+
+/**
+ * What `http.fetch` declares to the trifecta: its tags, judged by the runtime trifecta on what a
+ * node has actually read, not by the static check at spawn: a node with `fs.read` and
+ * `http.fetch` starts.
+ */
+export const HTTP_FETCH_TRIFECTA: ToolTrifecta = { tags: HTTP_FETCH_TAGS, runtimeOnly: true };
+
 /**
  * `http.fetch`: one HTTP request, governed by the `net` caveat. The host (and port) must be in
  * `net`; its name is resolved once and the connection goes to the address that was checked;
@@ -54,6 +64,7 @@ export function httpFetchTool(
         `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.`,
       input_schema: inputSchema(Args),
     },
+    trifecta: HTTP_FETCH_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);

@@ -1,4 +1,5 @@
-import type { TrifectaTag } from '../../protocol/index.js';
+import type { McpServerSpec, TrifectaTag } from '../../protocol/index.js';
+import { effectiveServerTags } from '../trifecta.js';
 import { matchesStatic } from './evaluate-policy.js';
 import type { CallerKind, PolicyRule } from './policy-rule.js';
 
@@ -28,4 +29,30 @@ export function gatedTools(
   return tools
     .filter((tool) => couldApply(rules, { tool: tool.name, tags: tool.tags, caller }))
     .map((tool) => tool.name);
+}
+
+/**
+ * Could any rule touch some tool of this server, for this caller? Without listing its tools: a
+ * rule's tool pattern could match a name of the form `<server>.<tool>` (`*`, a prefix pattern
+ * compatible with `<server>.`, or an exact name under it), its tags are among the server's, and
+ * its caller kinds include this one.
+ */
+export function serverCouldBeGated(
+  rules: readonly PolicyRule[],
+  server: McpServerSpec,
+  caller: CallerKind,
+): boolean {
+  const prefix = `${server.name}.`;
+  const tags = effectiveServerTags(server.tags);
+  return rules.some(({ match }) => {
+    if (match.caller !== undefined && !match.caller.includes(caller)) return false;
+    if (match.tags !== undefined && !match.tags.every((tag) => tags.includes(tag))) return false;
+    const pattern = match.tool;
+    if (pattern === undefined || pattern === '*') return true;
+    if (pattern.endsWith('*')) {
+      const head = pattern.slice(0, -1);
+      return head.startsWith(prefix) || prefix.startsWith(head);
+    }
+    return pattern.startsWith(prefix);
+  });
 }

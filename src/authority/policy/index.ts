@@ -6,18 +6,7 @@ export {
   type ArgPredicate,
   type PredicateResult,
 } from './arg-predicate.js';
-export {
-  EXEC_OFFLINE_TAGS,
-  EXEC_TRIFECTA_TAGS,
-  HTTP_FETCH_TAGS,
-  checkTrifecta,
-  execTrifectaTags,
-  effectiveServerTags,
-  type TrifectaCheck,
-  type TrifectaLegs,
-  type TrifectaOptions,
-} from './check-trifecta.js';
-export { couldApply, gatedTools } from './could-apply.js';
+export { couldApply, gatedTools, serverCouldBeGated } from './could-apply.js';
 export {
   evaluatePolicy,
   matchesStatic,

@@ -1,7 +1,7 @@
 import { type JsonObject, type TrifectaTag } from '../../protocol/index.js';
 import { evaluatePredicate } from './arg-predicate.js';
 import type { CallerKind, PolicyAction, PolicyMatch, PolicyRule } from './policy-rule.js';
-import { matchesToolPattern } from '../../authority/index.js';
+import { matchesToolPattern } from '../tool-grant.js';
 
 /** The call a policy is asked about. */
 export interface PolicyCall {

@@ -1,37 +1,30 @@
-import type { TrifectaTag } from '../../protocol/index.js';
+import type { TrifectaTag } from '../protocol/index.js';
 
 /** The three legs, in the order messages name them. */
 const LEGS: readonly TrifectaTag[] = ['untrusted_input', 'sensitive', 'egress'];
 
-/**
- * What the built-in `exec` brings when its commands have the network (`net = "all"`, or no
- * sandbox): a shell can read whatever its grant shows it (`sensitive`) and send it out
- * (`egress`). It is not tagged `untrusted_input`: what a command prints is output of a command
- * the grant named exactly, not content from outside.
- */
-export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'];
-
-/** What `exec` brings inside the sandbox without network: it can read, but not send. */
-export const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
-
-/**
- * What the built-in `http.fetch` brings: outside content (`untrusted_input`) and a way out
- * (`egress`). It is judged by the runtime trifecta, on what a node has actually read, not by the
- * static check at spawn: a node with `fs.read` and `http.fetch` starts.
- */
-export const HTTP_FETCH_TAGS: readonly TrifectaTag[] = ['untrusted_input', 'egress'];
-
-/** The tags `exec` counts with for a node: egress only when its commands have the network. */
-export function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
-  return network ? EXEC_TRIFECTA_TAGS : EXEC_OFFLINE_TAGS;
+/** A source of trifecta legs, by the name messages give it: an MCP server, a tool. */
+export interface TaggedSource {
+  name: string;
+  tags: readonly TrifectaTag[];
 }
 
 /**
- * The tags an MCP server counts with. Tags come from config; a server nobody tagged counts as
- * `untrusted_input`, because an unknown server is exactly the kind whose output nobody vetted.
+ * The tags an MCP server counts with at spawn and for policy rules. Tags come from config; a
+ * server nobody tagged counts as `untrusted_input`, because an unknown server is exactly the kind
+ * whose output nobody vetted.
  */
 export function effectiveServerTags(tags: readonly TrifectaTag[]): readonly TrifectaTag[] {
   return tags.length === 0 ? ['untrusted_input'] : tags;
+}
+
+/**
+ * The tags an MCP server's calls count with at run time, in the child: a server nobody tagged is
+ * untrusted and may send data out too, since nothing is known of it. (The check at spawn and the
+ * policy rules count it as `untrusted_input` only: `effectiveServerTags`.)
+ */
+export function runtimeServerTags(tags: readonly TrifectaTag[]): readonly TrifectaTag[] {
+  return tags.length === 0 ? ['untrusted_input', 'egress'] : tags;
 }
 
 /** For each leg, the names of the sources that bring it. */
@@ -50,10 +43,10 @@ export interface TrifectaOptions {
   /** `security.allow_trifecta`. */
   allow: boolean;
   /**
-   * Sources of tags that are not MCP servers, counted as tagged (no untagged default): typically
-   * `{ name: 'exec', tags: execTrifectaTags(network) }` when the node may run commands.
+   * Sources of tags that are not MCP servers, counted as tagged (no untagged default): the tools a
+   * node holds, with the tags each declares (`exec`: `execTrifectaTags(network)`; host tools).
    */
-  extraTags?: readonly { name: string; tags: readonly TrifectaTag[] }[];
+  extraTags?: readonly TaggedSource[];
 }
 
 /**
@@ -63,7 +56,7 @@ export interface TrifectaOptions {
  * servers at start-up, the narrowed set at each spawn).
  */
 export function checkTrifecta(
-  servers: readonly { name: string; tags: readonly TrifectaTag[] }[],
+  servers: readonly TaggedSource[],
   options: TrifectaOptions,
 ): TrifectaCheck {
   const legs: TrifectaLegs = { untrusted_input: [], sensitive: [], egress: [] };
@@ -92,10 +85,7 @@ export function checkTrifecta(
  * server really does (an untagged server counts as all three), narrow the commands, and only then
  * lift the check.
  */
-function remedies(
-  servers: readonly { name: string; tags: readonly TrifectaTag[] }[],
-  options: TrifectaOptions,
-): string[] {
+function remedies(servers: readonly TaggedSource[], options: TrifectaOptions): string[] {
   const out: string[] = [];
   const untagged = servers.filter((s) => s.tags.length === 0).map((s) => s.name);
   if (untagged.length > 0) {
