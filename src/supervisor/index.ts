@@ -86,7 +86,7 @@ export type {
   RunRecord,
   RunStatus,
   RunStore,
-} from './store-port.js';
+} from '../store/store-port.js';
 export { Supervisor } from './supervisor.js';
 export type {
   NodeResult,

@@ -21,7 +21,7 @@ import { NodeRunner } from './node-runner.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
 import { remoteNode } from './remote-node.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';

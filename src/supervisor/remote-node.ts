@@ -2,7 +2,7 @@ import { replayTranscript, type SpawnPayload } from '../protocol/index.js';
 import type { NodeRunnerOptions } from './node-runner.js';
 import type { FleetPort, RemoteStart } from './providers.js';
 import { resumeTemplate } from './resumed-run.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { TreeNode } from './tree.js';
 

@@ -16,7 +16,7 @@ import { LiveNode, type NodeMode } from './live-node.js';
 import type { ProviderName } from './providers.js';
 import type { RootTemplate } from './supervisor-options.js';
 import type { TreeNode } from './tree.js';
-import type { NodeRecord, RunStore } from './store-port.js';
+import type { NodeRecord, RunStore } from '../store/store-port.js';
 
 /** What a supervisor resuming an interrupted run starts from: the run's records. */
 export interface ResumeState {
