@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
-import { openFleet } from '../fleet/open-fleet.js';
+import { openFleet } from '../config/open-fleet.js';
 import { openTracing } from '../telemetry/tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
