@@ -23,4 +23,3 @@ export { startPlan, type PlanEnd, type PlanStart, type StartedPlan } from './pla
 export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 export { preparePlan, type PreparedPlan } from './prepare-plan.js';
 export { continuedRun, planResume, runLogRun } from './resume-plan.js';
-export { resolvePeerSecrets, resolveServerSecrets } from './server-secrets.js';
