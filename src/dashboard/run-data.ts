@@ -2,7 +2,7 @@ import { nodeViews, summarize, wireLine, type RunSummary } from '../cli/runs-vie
 import { replayTranscript } from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord } from '../supervisor/index.js';
-import { parseTraceparent } from '../telemetry/trace-ids.js';
+import { parseTraceparent } from '../protocol/trace-ids.js';
 
 /**
  * What the dashboard's pages read, from the store, in the field names of the events and the store
