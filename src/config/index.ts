@@ -20,6 +20,7 @@ export {
   RecordedIntelSchema,
   type RecordedIntel,
 } from './recorded-intel.js';
-export { resolveRunSettings, type RunFlags, type RunSettings } from './run-settings.js';
+export type { RunFlags } from './run-flags.js';
+export { resolveRunSettings, type RunSettings } from './run-settings.js';
 export { problemsError, problemsOf, validateAll } from './validate-all.js';
 export { type PrincipalEntry, type ServeTable, type TriggerEntry } from './serve-table.js';
