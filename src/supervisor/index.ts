@@ -97,5 +97,5 @@ export type {
 export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './timing.js';
 export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
-export { type ResumeState } from './resumed-run.js';
+export { type ResumeState } from './resume-state.js';
 export { KILL_POINTS, killAtOf, type KillPoint } from './kill-points.js';
