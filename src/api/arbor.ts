@@ -30,7 +30,8 @@ import {
 import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { openFleet, type OpenFleet } from '../config/open-fleet.js';
-import { openTracing, type Tracing } from '../telemetry/tracing.js';
+import { openTracing } from '../telemetry/open-tracing.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';

@@ -16,7 +16,7 @@ import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
+import { openTracing } from '../telemetry/open-tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
 import {

@@ -15,7 +15,7 @@ import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
+import { openTracing } from '../telemetry/open-tracing.js';
 import { write, type CliIo } from './output.js';
 import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
 import { recordedIntelligence } from './recorded-run.js';

@@ -4,7 +4,7 @@ import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
 import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
+import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
 import { LEASE_RENEW_MS } from '../store/index.js';
