@@ -1,3 +1,4 @@
+// eslint-disable-next-line boundaries/dependencies -- the dashboard's wire types move to protocol in the events change
 import { nodeViews, summarize, wireLine, type RunSummary } from '../cli/runs-view.js';
 import { replayTranscript } from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
