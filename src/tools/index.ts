@@ -121,7 +121,6 @@ export {
   type ToolSource,
 } from './tool.js';
 export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
-export { ToolSet } from './tool-set.js';
 export {
   GuardedTools,
   type EgressApproval,
