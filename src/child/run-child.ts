@@ -40,7 +40,7 @@ export interface ChildDeps {
 }
 
 /** Process exit codes of a child (the supervisor reads frames, not these; they help debugging). */
-export const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
+const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
 
 /** A child up to its `ready`: its context, and the tools to close when it ends. */
 export interface OpenedChild {

@@ -12,7 +12,7 @@ import { canonicalPath, parseNetEntry } from '../authority/index.js';
 import type { ConfigFile } from './config-file.js';
 import type { RunFlags } from './run-flags.js';
 
-export type { SandboxChoice, SecuritySettings } from '../runtime/index.js';
+export type { SecuritySettings } from '../runtime/index.js';
 import type { SecuritySettings } from '../runtime/index.js';
 
 /**

@@ -75,7 +75,7 @@ export interface NodeOwner {
 }
 
 /** The kind of caller a node is, for policy rules. */
-export function callerKind(live: LiveNode): CallerKind {
+function callerKind(live: LiveNode): CallerKind {
   if (live.mode === 'root') return 'root';
   return live.mode === 'plan' ? 'plan' : 'subagent';
 }

@@ -40,7 +40,7 @@ export function remoteNode(options: {
  * the next worker's child goes on from the last step the supervisor heard of (the step in flight
  * runs again: at-least-once), and its step limit less the steps it made.
  */
-export function requeuePayload(
+function requeuePayload(
   store: RunStore,
   runId: string,
   node: TreeNode,
