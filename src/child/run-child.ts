@@ -49,9 +49,9 @@ export interface OpenedChild {
 }
 
 /**
- * A child's whole life, in the order DESIGN §4 gives: read the payload, check the TLS anchor,
- * start answering control frames, connect intelligence, say `ready`, run the role, end with
- * exactly one terminal frame. Returns the process exit code.
+ * A child's whole life, in the order of the protocol's lifecycle (docs/protocol.md): read the
+ * payload, check the TLS anchor, start answering control frames, connect intelligence, say
+ * `ready`, run the role, end with exactly one terminal frame. Returns the process exit code.
  */
 export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
   const opened = await openChild(io, deps);
