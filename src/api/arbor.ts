@@ -29,8 +29,9 @@ import {
 } from '../supervisor/index.js';
 import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
-import { openFleet, type OpenFleet } from '../fleet/open-fleet.js';
-import { openTracing, type Tracing } from '../telemetry/tracing.js';
+import { openFleet, type OpenFleet } from '../config/open-fleet.js';
+import { openTracing } from '../telemetry/open-tracing.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';

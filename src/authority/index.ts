@@ -16,13 +16,7 @@ export {
 export { handedDownContext } from './handed-context.js';
 export { leafCaveats, withWriteLane } from './leaf-caveats.js';
 export { completeRequest, meetGrant } from './meet-grant.js';
-export {
-  meetToolGrants,
-  narrowPeers,
-  narrowServers,
-  patternWithin,
-  peersFor,
-} from './narrowing.js';
+export { meetToolGrants, narrowServers, patternWithin, peersFor } from './narrowing.js';
 export {
   canonicalPath,
   isInside,
@@ -32,58 +26,38 @@ export {
   permitsPath,
   resolveInside,
   resolveReal,
-  type PathContext,
-  type PathResolution,
 } from './path-scope.js';
 export {
-  entryWithin,
   formatNetEntry,
   grantsNet,
   meetNetScopes,
   namedHosts,
-  normalizeHost,
   parseNetEntry,
   permitsNet,
-  type NetDecision,
   type NetEntry,
 } from './net-scope.js';
 export {
-  ArgPredicateSchema,
-  CallerKindSchema,
-  MAX_MATCH_INPUT_CHARS,
-  MAX_PATTERN_CHARS,
-  PolicyActionSchema,
-  PolicyMatchSchema,
   PolicyRuleSchema,
   PolicyRulesSchema,
   ToolPatternSchema,
   couldApply,
   evaluatePolicy,
-  evaluatePredicate,
   gatedTools,
-  matchesStatic,
   serverCouldBeGated,
-  type ArgPredicate,
   type CallerKind,
-  type PolicyAction,
   type PolicyCall,
-  type PolicyMatch,
   type PolicyRule,
-  type PolicyVerdict,
-  type PredicateResult,
 } from './policy/index.js';
-export { STATE_DIR, protectionOf, runStatePaths, type RunStateOptions } from './protected-paths.js';
+export { STATE_DIR, protectionOf, runStatePaths } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
 export {
   CHILD_RISK_DAMPING,
   RISK_DECAY_PER_STEP,
-  RISK_WEIGHTS,
   Trajectory,
   childSeed,
   egressHold,
   inheritedTrajectory,
   knownTrajectory,
-  type TrajectorySeed,
   type TrajectorySignal,
 } from './trajectory.js';
 export {
@@ -103,12 +77,4 @@ export {
   type ToolProfile,
   type ToolTrifecta,
 } from './tool-trifecta.js';
-export {
-  checkTrifecta,
-  effectiveServerTags,
-  runtimeServerTags,
-  type TaggedSource,
-  type TrifectaCheck,
-  type TrifectaLegs,
-  type TrifectaOptions,
-} from './trifecta.js';
+export { checkTrifecta, effectiveServerTags } from './trifecta.js';

@@ -28,7 +28,7 @@ export function runtimeServerTags(tags: readonly TrifectaTag[]): readonly Trifec
 }
 
 /** For each leg, the names of the sources that bring it. */
-export type TrifectaLegs = Record<TrifectaTag, string[]>;
+type TrifectaLegs = Record<TrifectaTag, string[]>;
 
 export type TrifectaCheck =
   | {

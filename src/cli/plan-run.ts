@@ -15,8 +15,8 @@ import { SqliteStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
-import { openFleet } from '../fleet/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
+import { openFleet } from '../config/open-fleet.js';
+import { openTracing } from '../telemetry/open-tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
 import {

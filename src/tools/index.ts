@@ -1,36 +1,19 @@
-export { ArgsValidator, type ArgsCheck } from './args-validator.js';
 export {
   DEFAULT_BUILTIN_LIMITS,
   EXEC_OFFLINE_TAGS,
   EXEC_TRIFECTA_TAGS,
-  FILE_TOOL_TRIFECTA,
   HTTP_FETCH_TAGS,
-  HTTP_FETCH_TRIFECTA,
-  PathGuard,
   builtinTools,
   everyBuiltinTool,
   execEnv,
-  execTrifecta,
-  execTrifectaTags,
   runCommand,
-  type BuiltinLimits,
   type BuiltinToolsOptions,
-  type CommandResult,
-  type CommandStop,
-  type GuardedOpen,
-  type OpenWant,
-  type PathAxis,
-  type PathGuardOptions,
-  type RunCommandOptions,
 } from './builtin/index.js';
-export { CallBudget } from './call-budget.js';
 export {
   SANDBOX_HINT,
   bwrapArgs,
   gitDirPointer,
-  inheritableFds,
   runFile,
-  sealStdio,
   withSealedStdio,
   nodeFsView,
   outermostGitDir,
@@ -38,39 +21,24 @@ export {
   prepareCommand,
   probeSandbox,
   sweepPlantedPointers,
-  SYSTEM_BIN_DIRS,
   locateTrustedBinary,
   operatorSetting,
-  systemBinary,
   toolchainRoot,
   trustProblem,
-  type BinarySetting,
-  type BinaryTrust,
-  type SandboxProbeOptions,
   type TrustContext,
-  type CommandSandboxOptions,
   type FsView,
   type Mount,
   type MountPlan,
-  type MountWhy,
-  type PreparedCommand,
   type SandboxSpec,
   type FileRun,
-  type RunFileOptions,
-  type StdioSlot,
 } from './sandbox/index.js';
-export { formatSchemaErrors } from './format-schema-errors.js';
-export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from './index-tools.js';
 export {
   AskHumanArgs,
-  BudgetRequestSchema,
   EGRESS_APPROVAL,
   EgressApprovalArgs,
   type BudgetRequest,
   HISTORY_ARG,
   internalToolArgs,
-  internalToolDefs,
-  isInternalTool,
   MemoryDeleteArgs,
   MemoryGetArgs,
   MemoryListArgs,
@@ -79,7 +47,6 @@ export {
   SleepArgs,
   SubagentAwaitArgs,
   SubagentKillArgs,
-  SubagentListArgs,
   SubagentRunArgs,
   SubagentSendArgs,
   SubagentStatusArgs,
@@ -87,12 +54,6 @@ export {
 // The policy and the trifecta rule live in `src/authority/`; the tools barrel has always offered
 // them next to the tools they judge.
 export {
-  ArgPredicateSchema,
-  CallerKindSchema,
-  MAX_MATCH_INPUT_CHARS,
-  MAX_PATTERN_CHARS,
-  PolicyActionSchema,
-  PolicyMatchSchema,
   PolicyRuleSchema,
   PolicyRulesSchema,
   ToolPatternSchema,
@@ -100,27 +61,15 @@ export {
   couldApply,
   effectiveServerTags,
   evaluatePolicy,
-  evaluatePredicate,
   gatedTools,
-  matchesStatic,
-  type ArgPredicate,
   type CallerKind,
-  type PolicyAction,
   type PolicyCall,
-  type PolicyMatch,
   type PolicyRule,
-  type PolicyVerdict,
-  type PredicateResult,
   type ToolProfile,
-  type ToolTrifecta,
-  type TrifectaCheck,
-  type TrifectaLegs,
-  type TrifectaOptions,
 } from '../authority/index.js';
 export {
   toolError,
   toolRefusal,
-  type CallMeta,
   type Tool,
   type ToolCallContext,
   type ToolHost,
@@ -128,19 +77,16 @@ export {
   type ToolOutput,
   type ToolSource,
 } from './tool.js';
-export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
-export { ToolSet } from './tool-set.js';
-export { GuardedTools, type EgressApproval, type GuardedToolsOptions } from './guarded-tools.js';
+export { ToolRegistry } from './tool-registry.js';
+export { GuardedTools, type EgressApproval } from './guarded-tools.js';
 export {
   DETECTOR_RULES,
   detectInjection,
   isolationPrompt,
   mintMarker,
   wrapUntrusted,
-  type BoundaryOptions,
 } from './content/index.js';
 export {
-  DEFAULT_CALL_TIMEOUT_MS,
   MCP_META_KEYS,
   McpConnection,
   McpToolSource,
@@ -148,17 +94,8 @@ export {
   connectMcpServers,
   mcpToolNames,
   resolveReferences,
-  toMcpMeta,
-  type CloseOutcome,
-  type ConnectMcpServerOptions,
-  type ConnectMcpServersOptions,
-  type McpFailureKind,
-  type McpCallOptions,
   type McpCallResult,
-  type McpListedTool,
   type McpServerSet,
-  type McpToolSourceOptions,
-  type SkippedMcpServer,
 } from './mcp/index.js';
 export {
   defineTool,
@@ -166,5 +103,4 @@ export {
   hostToolFor,
   type HostTool,
   type HostToolContext,
-  type HostToolSpec,
 } from './host-tool.js';

@@ -24,7 +24,7 @@ export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'
 export const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
 
 /** The tags `exec` counts with for a node: egress only when its commands have the network. */
-export function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
+function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
   return network ? EXEC_TRIFECTA_TAGS : EXEC_OFFLINE_TAGS;
 }
 
@@ -34,7 +34,7 @@ export function execTrifectaTags(network: boolean): readonly TrifectaTag[] {
  * call), and, with the network, exposes it — a command can print what a server sent — without
  * its output being fenced.
  */
-export function execTrifecta(grant: Parameters<typeof commandsHaveNetwork>[0]): ToolTrifecta {
+function execTrifecta(grant: Parameters<typeof commandsHaveNetwork>[0]): ToolTrifecta {
   const network = commandsHaveNetwork(grant);
   return {
     tags: execTrifectaTags(network),

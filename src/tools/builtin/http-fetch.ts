@@ -40,7 +40,7 @@ export const HTTP_FETCH_TAGS: readonly TrifectaTag[] = ['untrusted_input', 'egre
  * node has actually read, not by the static check at spawn: a node with `fs.read` and
  * `http.fetch` starts.
  */
-export const HTTP_FETCH_TRIFECTA: ToolTrifecta = { tags: HTTP_FETCH_TAGS, runtimeOnly: true };
+const HTTP_FETCH_TRIFECTA: ToolTrifecta = { tags: HTTP_FETCH_TAGS, runtimeOnly: true };
 
 /**
  * `http.fetch`: one HTTP request, governed by the `net` caveat. The host (and port) must be in
