@@ -47,6 +47,7 @@ export {
   PROVIDERS,
   PROVIDER_NAMES,
   requireCapabilities,
+  type FleetEventType,
   type FleetPort,
   type Provider,
   type ProviderName,
