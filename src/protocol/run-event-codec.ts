@@ -24,9 +24,9 @@ import type { EventLine } from './run-views.js';
  */
 
 /**
- * Types whose wire name differs: inside (the API, traces, the code) there is one name; the store
- * and the NDJSON keep the spelling stores and scripts were written with. Read back, the wire name
- * is the type again.
+ * Types whose stored and NDJSON name differs from their one name inside (the code, the API,
+ * traces): they are written with the name stores and scripts have always had, and either name
+ * reads back as the type.
  */
 const WIRE_NAMES: Partial<Record<RunEventType, string>> = { 'gate.opened': 'gate.open' };
 const TYPES_BY_WIRE_NAME = new Map<string, RunEventType>([
@@ -36,16 +36,43 @@ const TYPES_BY_WIRE_NAME = new Map<string, RunEventType>([
     type as RunEventType,
   ]),
 ]);
-// A stored or NDJSON `gate.opened` (the API name) reads as itself: no spelling is lost.
 const BASE_KEYS = new Set(['type', 'ts', 'runId', 'nodeId', 'path']);
 const LINE_KEYS = new Set(['ts', 'run_id', 'node_id', 'path', 'event']);
 
+/**
+ * Field names converted so far, each way: the same few names come again and again. Bounded, as a
+ * child names the fields of its events.
+ */
+const SNAKE = new Map<string, string>();
+const CAMEL = new Map<string, string>();
+const NAMES_KEPT = 1024;
+
+function remember(cache: Map<string, string>, key: string, name: string): string {
+  if (cache.size < NAMES_KEPT) cache.set(key, name);
+  return name;
+}
+
 export function toSnake(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return (
+    SNAKE.get(key) ??
+    remember(
+      SNAKE,
+      key,
+      key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+    )
+  );
 }
 
 export function toCamel(key: string): string {
-  return key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
+  if (!key.includes('_')) return key;
+  return (
+    CAMEL.get(key) ??
+    remember(
+      CAMEL,
+      key,
+      key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()),
+    )
+  );
 }
 
 /** The type a wire name stands for; `undefined` for a name this arbor does not know. */

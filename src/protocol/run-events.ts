@@ -241,6 +241,11 @@ export const RUN_EVENT_FIELDS = {
     owner: z.unknown().optional(),
     openGates: z.array(z.string()).optional(),
   }),
+  /**
+   * Run-level, `arbor run --events ndjson` only: a warning Node raised in the supervisor's process
+   * (its `name` and `message`), written among the run's events instead of as free text. Not stored.
+   */
+  'process.warning': z.object({ name: z.string(), message: z.string() }),
   /** A `queue` node's attempt was queued on the fleet as job `job`. */
   'fleet.queued': z.object({ job: z.string(), attempt: z.number(), labels: z.array(z.string()) }),
   /** A fleet worker took the job. */
