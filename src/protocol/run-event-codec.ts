@@ -138,8 +138,11 @@ export function toStoredEvent(event: RunEventBody): {
   data: Record<string, unknown>;
 } {
   const data: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event))
+  const fields: Record<string, unknown> = event;
+  for (const key in fields) {
+    const value = fields[key];
     if (key !== 'type' && value !== undefined) data[toSnake(key)] = value;
+  }
   return { kind: wireNameOf(event.type), data };
 }
 

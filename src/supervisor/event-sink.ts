@@ -22,7 +22,9 @@ export interface EventSink {
  * The one way a run's events go out: scrubbed of secrets once, here, then written to the store and
  * told to observers (the CLI's views, the API stream, traces, `arbor serve`'s tasks), placed (its
  * time, run, node and path) once for all of them. Every event a node reports and every event the
- * supervisor makes passes through it, typed.
+ * supervisor makes passes through it, typed. (The few run-level records a runtime writes before a
+ * supervisor exists, or beside it — `sandbox.*`, `run.resumed`, `plan.run_log` — are typed too,
+ * and stored through the same `toStoredEvent`.)
  */
 export function eventSink(options: {
   runId: string;

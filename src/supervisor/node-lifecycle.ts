@@ -86,7 +86,8 @@ export function callerKind(live: LiveNode): CallerKind {
  * its gated and routed tools, and hands a `NodeRunner` the child to start through the node's
  * provider (`NodeRunner` → `ProcessRun` → the child process, or an in-process child). Up: every
  * frame the child sends comes back through `ProcessRun` (liveness, requests) and `NodeRunner`
- * (restarts, turns) to `#onFrame` here, which folds it into the tree and tells the `NodeOwner`;
+ * (restarts, turns) to `#onFrame` here, which folds it into the tree and tells the `NodeOwner`
+ * (`event` frames through `NodeEvents`, where they are checked against their schemas);
  * requests go to the gate or the owner; the end, whatever caused it, reaches `#finish` once.
  */
 export class NodeLifecycle {
