@@ -129,7 +129,7 @@ export function fromWireEvent(line: Record<string, unknown>): RunEvent {
 export function eventBody<K extends RunEventType>(
   ...[type, fields]: RunEventArgs<K>
 ): RunEventBodyOf<K> {
-  return { ...fields, type } as RunEventBodyOf<K>;
+  return { type, ...fields } as RunEventBodyOf<K>;
 }
 
 /** What the store keeps of an event: its wire name and its fields in snake_case. */
@@ -180,20 +180,19 @@ const CHILD_TYPES: ReadonlySet<string> = new Set(CHILD_EVENT_TYPES);
  * Field schemas of the events a child reports, compiled from their second use on (as frame
  * schemas are, see `decode.ts`): `text.delta` arrives by the thousand, most others a few times.
  */
-const childSchemas = new Map<string, { seen: boolean; schema: z.ZodType }>();
+const compiledSchemas = new Map<ChildEventType, z.ZodType>();
+const seenOnce = new Set<ChildEventType>();
 
 function childSchema(type: ChildEventType): z.ZodType {
-  const known = childSchemas.get(type);
-  if (known === undefined) {
-    const schema = RUN_EVENT_FIELDS[type];
-    childSchemas.set(type, { seen: true, schema });
-    return schema;
+  const compiled = compiledSchemas.get(type);
+  if (compiled !== undefined) return compiled;
+  if (!seenOnce.has(type)) {
+    seenOnce.add(type);
+    return RUN_EVENT_FIELDS[type];
   }
-  if (known.seen) {
-    known.seen = false;
-    known.schema = z.compile(known.schema);
-  }
-  return known.schema;
+  const schema = z.compile(RUN_EVENT_FIELDS[type]);
+  compiledSchemas.set(type, schema);
+  return schema;
 }
 
 /**
