@@ -67,12 +67,6 @@ const LAYER_POLICIES = [
       allow: { to: { element: { type: LAYERS.slice(0, index + 1).flat() } } },
     })),
   ),
-  // Until the run-event types move from runtime/events.ts into protocol/ (the events change):
-  // tracing turns those events into spans. Only that file, and only for telemetry.
-  {
-    from: { element: { type: 'telemetry' } },
-    allow: { to: { element: { type: 'runtime', fileInternalPath: 'events.ts' } } },
-  },
 ];
 
 export default tseslint.config(

@@ -8,7 +8,6 @@ import {
   continuedRun,
   eventOf,
   exitCodeFor,
-  fromWireEvent,
   mintRunId,
   prepareRunSafety,
   preparePlan,
@@ -248,8 +247,7 @@ export class Arbor {
       resolveControl = resolve;
     });
     const onEvent = (event: SupervisorEvent, tree: Tree): void => {
-      const known = eventOf(event, runId, (id) => tree.get(id)?.path);
-      if (known !== undefined) events.push(known);
+      events.push(eventOf(event, runId, (id) => tree.get(id)?.path));
     };
     const result = (async () => {
       try {
@@ -298,8 +296,7 @@ export class Arbor {
       ...(this.#secretFiles.length === 0 ? {} : { secrets: this.#secretFiles }),
     });
     const ts = new Date().toISOString();
-    for (const { kind, data } of safety.events)
-      events.push(fromWireEvent({ ts, run_id: runId, event: kind, ...data }));
+    for (const event of safety.events) events.push({ ...event, ts, runId });
     return safety;
   }
 

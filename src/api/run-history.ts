@@ -1,4 +1,5 @@
-import { fromWireEvent, type ArborEvent } from '../runtime/index.js';
+import { fromStoredEvent } from '../protocol/index.js';
+import type { ArborEvent } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord, RunRecord } from '../supervisor/index.js';
 
@@ -26,26 +27,21 @@ export class RunHistory {
     return run === undefined ? undefined : { ...run, nodes: this.#store.listNodes(runId) };
   }
 
-  /** The events recorded for a run (every kind but `text.delta`, which is never stored). */
+  /**
+   * The events recorded for a run (every kind but `text.delta`, which is never stored). One of a
+   * kind this arbor does not know (recorded by another version) is an `event.unknown`, holding its
+   * stored name and data, as the CLI and the dashboard show it too.
+   */
   events(runId: string): ArborEvent[] {
     const paths = new Map(this.#store.listNodes(runId).map((node) => [node.id, node.path]));
-    return this.#store.listEvents(runId).flatMap((event) => {
-      try {
-        return [
-          fromWireEvent({
-            ts: new Date(event.ts).toISOString(),
-            run_id: runId,
-            ...(event.nodeId === undefined
-              ? {}
-              : { node_id: event.nodeId, path: paths.get(event.nodeId) }),
-            event: event.kind,
-            ...event.data,
-          }),
-        ];
-      } catch {
-        // A kind the union does not know (recorded by another version) is left out.
-        return [];
-      }
-    });
+    return this.#store
+      .listEvents(runId)
+      .map((event) =>
+        fromStoredEvent(
+          event,
+          runId,
+          event.nodeId === undefined ? undefined : paths.get(event.nodeId),
+        ),
+      );
   }
 }

@@ -26,9 +26,9 @@ export class AnswerView {
 
   onEvent(event: SupervisorEvent, tree: Tree): void {
     if (event.type !== 'event' || tree.get(event.nodeId)?.depth !== 0) return;
-    if (event.kind === 'loop.step' || event.kind === 'text.reset') this.#replace('');
-    else if (event.kind === 'text.delta' && typeof event.fields.text === 'string')
-      this.#append(event.fields.text);
+    const { event: happened } = event;
+    if (happened.type === 'loop.step' || happened.type === 'text.reset') this.#replace('');
+    else if (happened.type === 'text.delta') this.#append(happened.text);
   }
 
   /** Takes the streamed text off the screen. */

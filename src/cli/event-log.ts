@@ -12,22 +12,7 @@ function createEventLog(
   pathOf: (nodeId: string) => string | undefined,
 ) {
   return (event: SupervisorEvent): void => {
-    const known = eventOf(event, runId, pathOf);
-    // A kind the union does not know yet is still written, as it came.
-    const line =
-      known !== undefined
-        ? toWireEvent(known)
-        : event.type === 'event'
-          ? {
-              ts: new Date().toISOString(),
-              run_id: runId,
-              node_id: event.nodeId,
-              path: pathOf(event.nodeId),
-              event: event.kind,
-              ...event.fields,
-            }
-          : undefined;
-    if (line !== undefined) out.write(`${JSON.stringify(line)}\n`);
+    out.write(`${JSON.stringify(toWireEvent(eventOf(event, runId, pathOf)))}\n`);
   };
 }
 

@@ -4,6 +4,7 @@
  * would meet a line that is not JSON. The CLI takes the warnings from Node's printer as it starts
  * (`holdProcessWarnings`); each command then says where they go (`routeProcessWarnings`).
  */
+import { toEventLine } from '../protocol/index.js';
 import type { EventsMode } from './events-mode.js';
 import { write, type CliIo } from './output.js';
 
@@ -46,13 +47,13 @@ export function warningText(warning: Error): string {
 
 /** A warning as an event line of `--events ndjson`, stamped like the run's other events. */
 function warningLine(runId: string, warning: Error): string {
-  const line = {
+  const line = toEventLine({
+    type: 'process.warning',
     ts: new Date().toISOString(),
-    run_id: runId,
-    event: 'process.warning',
+    runId,
     name: warning.name,
     message: warning.message,
-  };
+  });
   return `${JSON.stringify(line)}\n`;
 }
 

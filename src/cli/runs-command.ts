@@ -2,17 +2,9 @@ import { parseAge } from '../config/index.js';
 import { ArborError, replayTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
+import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
-import {
-  duration,
-  nodeViews,
-  oneLine,
-  summarize,
-  table,
-  transcriptText,
-  usageText,
-  wireLine,
-} from './runs-view.js';
+import { duration, oneLine, table, transcriptText, usageText } from './runs-view.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
 const RUNS_HELP = `Usage: arbor runs <command> [options]

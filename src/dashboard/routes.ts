@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
+import type { ViewerView } from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { CONTENT_SECURITY_POLICY, loadAssets } from './assets.js';
 import { eventsAfter, nodeDetail, runDetail, runsList } from './run-data.js';
@@ -223,6 +224,6 @@ export function dashboardApp(options: DashboardOptions): Hono<DashboardEnv> {
   return app;
 }
 
-function me(viewer: Viewer) {
+function me(viewer: Viewer): ViewerView {
   return { name: viewer.name, role: viewer.role, can_answer: viewer.role === 'operator' };
 }

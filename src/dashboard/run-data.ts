@@ -1,9 +1,14 @@
-// eslint-disable-next-line boundaries/dependencies -- the dashboard's wire types move to protocol in the events change
-import { nodeViews, summarize, wireLine, type RunSummary } from '../cli/runs-view.js';
-import { replayTranscript } from '../protocol/index.js';
+import {
+  replayTranscript,
+  type NodeDetail,
+  type RunDetail,
+  type RunSummary,
+  type WireEvent,
+} from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord } from '../supervisor/index.js';
 import { parseTraceparent } from '../protocol/trace-ids.js';
+import { nodeViews, summarize, wireLine } from './run-views.js';
 
 /**
  * What the dashboard's pages read, from the store, in the field names of the events and the store
@@ -30,7 +35,11 @@ export function runsList(store: SqliteStore, query: RunsQuery): RunSummary[] {
 }
 
 /** A run, its tree and its open questions; undefined when the store has no such run. */
-export function runDetail(store: SqliteStore, runId: string, traceUrl: string | undefined) {
+export function runDetail(
+  store: SqliteStore,
+  runId: string,
+  traceUrl: string | undefined,
+): RunDetail | undefined {
   const run = store.getRun(runId);
   if (run === undefined) return undefined;
   const nodes = store.listNodes(runId);
@@ -54,12 +63,13 @@ export function runDetail(store: SqliteStore, runId: string, traceUrl: string | 
 }
 
 /** One node: its view, what it was granted, its transcript and its events. */
-export function nodeDetail(store: SqliteStore, runId: string, key: string) {
+export function nodeDetail(store: SqliteStore, runId: string, key: string): NodeDetail | undefined {
   const nodes = store.listNodes(runId);
   const node = nodes.find((n) => n.id === key || n.path === key);
   if (node === undefined) return undefined;
   const paths = new Map(nodes.map((n) => [n.id, n.path]));
   const view = nodeViews(nodes).find((n) => n.node_id === node.id);
+  if (view === undefined) return undefined;
   return {
     ...view,
     grant: grantOf(node),
@@ -77,7 +87,7 @@ export function eventsAfter(
   runId: string,
   afterSeq: number,
   limit: number,
-): Record<string, unknown>[] {
+): WireEvent[] {
   const records = store.listEvents(runId, { afterSeq, limit });
   if (records.length === 0) return [];
   const paths = new Map(store.listNodes(runId).map((node) => [node.id, node.path]));

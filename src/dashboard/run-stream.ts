@@ -64,7 +64,7 @@ export function streamRunEvents(
         const status = store.getRun(runId)?.status;
         const batch = eventsAfter(store, runId, after, BATCH);
         for (const event of batch) {
-          after = Number(event.seq);
+          after = event.seq;
           await stream.writeSSE({ id: String(after), event: 'arbor', data: JSON.stringify(event) });
         }
         if (batch.length > 0) quietSince = Date.now();

@@ -111,8 +111,8 @@ export class Fleet implements FleetPort {
       // The worker beats every ping interval: silent for as long as a child may go without a
       // pong, it is gone.
       silenceMs: Math.max(remote.timing.pongTimeoutMs, 3 * pingIntervalMs(remote.timing)),
-      record: (kind, fields) => {
-        remote.record(kind, fields);
+      record: (...event) => {
+        remote.record(...event);
       },
     });
   }

@@ -5,6 +5,7 @@ import {
   redactPayload,
   VIOLATION_CODES,
   type ControlFrame,
+  type RunEventArgs,
   type SpawnPayload,
   type ViolationCode,
 } from '../protocol/index.js';
@@ -12,6 +13,7 @@ import {
   OutputRelay,
   type ChildHandle,
   type ChildListeners,
+  type FleetEventType,
   type ProcessExit,
 } from '../supervisor/index.js';
 import {
@@ -57,7 +59,7 @@ export interface RemoteChildOptions {
   /** A worker that has taken the job and says nothing (not even its beat) this long is lost. */
   silenceMs: number;
   /** Records an event of the node (which worker took it, why it was lost). */
-  record?(kind: string, fields: Record<string, unknown>): void;
+  record?(...event: RunEventArgs<FleetEventType>): void;
   now?: () => number;
 }
 

@@ -6,7 +6,8 @@ export {
   type EventBase,
   type EventFields,
 } from './events.js';
-export { eventOf, fromWireEvent, toCamel, toWireEvent } from './event-codec.js';
+export { eventOf } from './event-codec.js';
+export { fromWireEvent, toCamel, toWireEvent } from '../protocol/index.js';
 export { mintRunId } from './run-id.js';
 export { DEFAULTS, type RunConfig, type SecuritySettings } from './settings.js';
 export { prepareRunSafety, trustContext, type RunSafety } from './run-safety.js';

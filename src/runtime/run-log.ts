@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ArborError } from '../protocol/index.js';
+import { ArborError, toStoredEvent, wireNameOf } from '../protocol/index.js';
 import type { RunStore } from '../supervisor/index.js';
 
-/** The event a plan run records each time it has written its run-log. */
-const RUN_LOG_EVENT = 'plan.run_log';
+/** The event a plan run records each time it has written its run-log, as the store names it. */
+const RUN_LOG_EVENT = wireNameOf('plan.run_log');
 
 function digestOf(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
@@ -20,8 +20,7 @@ export function recordRunLog(store: RunStore, runId: string, file: string, text:
   store.appendEvent({
     runId,
     ts: Date.now(),
-    kind: RUN_LOG_EVENT,
-    data: { path: path.resolve(file), sha256: digestOf(text) },
+    ...toStoredEvent({ type: 'plan.run_log', path: path.resolve(file), sha256: digestOf(text) }),
   });
   store.flush();
 }

@@ -7,7 +7,13 @@ import {
   namedHosts,
   runStatePaths,
 } from '../authority/index.js';
-import { ArborError, type Caveats, type SandboxSettings, type Scope } from '../protocol/index.js';
+import {
+  ArborError,
+  type Caveats,
+  type RunEventBodyOf,
+  type SandboxSettings,
+  type Scope,
+} from '../protocol/index.js';
 import { childEntryPath, type RootTemplate } from '../supervisor/index.js';
 import { mintMarker, probeSandbox, SANDBOX_HINT, type TrustContext } from '../tools/index.js';
 import type { RunConfig } from './settings.js';
@@ -21,7 +27,7 @@ export interface RunSafety {
   /** Lines for stderr as the run starts: a sandbox that is off or missing is never silent. */
   notices: string[];
   /** Run-level events for the store. */
-  events: { kind: string; data: Record<string, unknown> }[];
+  events: RunEventBodyOf<'sandbox.off' | 'sandbox.unavailable'>[];
 }
 
 /**
@@ -56,7 +62,7 @@ export async function prepareRunSafety(
     notices.push(
       'arbor: the exec sandbox is off (--sandbox off): commands run with your whole view of the machine',
     );
-    events.push({ kind: 'sandbox.off', data: {} });
+    events.push({ type: 'sandbox.off' });
   } else if (sandbox.mode === 'unavailable') {
     const reason = sandbox.reason ?? 'unknown reason';
     if (settings.security.sandbox === 'required') {
@@ -67,7 +73,7 @@ export async function prepareRunSafety(
         `arbor: warning: the exec sandbox is unavailable (${reason}); exec and verify commands will be refused unless fs_read, fs_write and net are all \`all\`: ${SANDBOX_HINT}`,
       );
     }
-    events.push({ kind: 'sandbox.unavailable', data: { reason } });
+    events.push({ type: 'sandbox.unavailable', reason });
   }
   return {
     template: {

@@ -4,6 +4,7 @@ import {
   intelSecrets,
   replayTranscript,
   SecretScrubber,
+  toStoredEvent,
   turnAnnounced,
   type Caveats,
   type IntelConfig,
@@ -163,7 +164,7 @@ export class Runtime {
     if (this.#closed) throw new Error('the runtime is closed');
     const { config } = start;
     for (const event of start.safety.events)
-      this.store.appendEvent({ runId, ts: Date.now(), ...event });
+      this.store.appendEvent({ runId, ts: Date.now(), ...toStoredEvent(event) });
     const traced = this.#options.tracing?.begin(runId, {
       name: `arbor run`,
       ...(start.traceparent === undefined ? {} : { parent: start.traceparent }),
@@ -199,8 +200,7 @@ export class Runtime {
         : { fleet: this.#options.fleet, processOnFleet: config.processOnFleet === true }),
       onEvent: (event) => {
         if (traced !== undefined) {
-          const known = eventOf(event, runId, (id) => supervisor.tree.get(id)?.path);
-          if (known !== undefined) traced.event(known);
+          traced.event(eventOf(event, runId, (id) => supervisor.tree.get(id)?.path));
         }
         start.onEvent?.(event, supervisor.tree);
       },
@@ -306,8 +306,12 @@ export class Runtime {
     this.store.appendEvent({
       runId,
       ts: Date.now(),
-      kind: 'run.resumed',
-      data: { active_ms: plan.activeMs, nodes: plan.nodes.length, owner: this.store.owner },
+      ...toStoredEvent({
+        type: 'run.resumed',
+        activeMs: plan.activeMs,
+        nodes: plan.nodes.length,
+        owner: this.store.owner,
+      }),
     });
   }
 

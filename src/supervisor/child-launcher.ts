@@ -1,8 +1,9 @@
+import type { RunEventBodyOf } from '../protocol/index.js';
 import { childCommand, customChildCommand, type ChildCommand } from './child-entry.js';
 import { ensureChildSnapshot, type SnapshotState } from './child-snapshot.js';
 
-/** Records a run-level event (no node). */
-type RecordRunEvent = (kind: string, fields: Record<string, unknown>) => void;
+/** Records the run-level `child.entry` event (no node). */
+type RecordRunEvent = (event: RunEventBodyOf<'child.entry'>) => void;
 
 /**
  * How one supervisor starts its process children: from the child's start-up snapshot once it is
@@ -44,7 +45,7 @@ export class ChildLauncher {
     if (this.#custom !== undefined) return;
     const { command, state } = await resolveChildCommand(this.#env);
     this.#command = command;
-    if (state !== undefined) this.#record('child.entry', entryFields(state));
+    if (state !== undefined) this.#record(entryEvent(state));
   }
 }
 
@@ -67,13 +68,14 @@ export function snapshotCommand(blob: string): ChildCommand {
   return { command: process.execPath, args: ['--snapshot-blob', blob] };
 }
 
-function entryFields(state: SnapshotState): Record<string, unknown> {
+function entryEvent(state: SnapshotState): RunEventBodyOf<'child.entry'> {
   return {
+    type: 'child.entry',
     entry: state.blob === undefined ? 'bundle' : 'snapshot',
     ...(state.blob === undefined ? {} : { snapshot: state.blob }),
     ...(state.reason === undefined ? {} : { reason: state.reason }),
     ...(state.built ? { built: true } : {}),
-    ...(state.buildMs === undefined ? {} : { build_ms: state.buildMs }),
+    ...(state.buildMs === undefined ? {} : { buildMs: state.buildMs }),
     ...(state.warnings.length === 0 ? {} : { warnings: state.warnings }),
   };
 }

@@ -1,5 +1,6 @@
 import type { SecretScrubber } from '../protocol/index.js';
 import type { CarriedGates } from './carried-gates.js';
+import type { RecordEvent } from './event-sink.js';
 import { killPoint } from './kill-points.js';
 import type { GateRecord, RunStore } from '../store/store-port.js';
 
@@ -80,13 +81,12 @@ export interface GateEvents {
   onClose(gate: GateRecord, answer: HumanAnswer): void;
 }
 
-/** Gate events written to the run's record as `gate.open` and `gate.closed`. */
-export function recordedGateEvents(
-  record: (nodeId: string | undefined, kind: string, fields: Record<string, unknown>) => void,
-): GateEvents {
+/** Gate events written to the run's record as `gate.opened` and `gate.closed`. */
+export function recordedGateEvents(record: RecordEvent): GateEvents {
   return {
     onOpen: (gate, resumed) => {
-      record(gate.nodeId, 'gate.open', {
+      record(gate.nodeId, {
+        type: 'gate.opened',
         gate: gate.id,
         question: gate.question,
         ...gate.payload,
@@ -94,7 +94,8 @@ export function recordedGateEvents(
       });
     },
     onClose: (gate, answer) => {
-      record(gate.nodeId, 'gate.closed', {
+      record(gate.nodeId, {
+        type: 'gate.closed',
         gate: gate.id,
         answered: answer.answered,
         via: answer.via,

@@ -39,6 +39,7 @@ export {
   PROVIDERS,
   PROVIDER_NAMES,
   requireCapabilities,
+  type FleetEventType,
   type FleetPort,
   type Provider,
   type ProviderName,
@@ -51,13 +52,7 @@ export { killLadder, type LadderTarget } from './kill-ladder.js';
 export { classify } from './liveness.js';
 export { NodeRunner } from './node-runner.js';
 export { ProcessRun, type ProcessRunHandlers } from './process-run.js';
-export type {
-  EventRecord,
-  NodeRecord,
-  NodeStatus,
-  RunRecord,
-  RunStore,
-} from '../store/store-port.js';
+export type { EventRecord, NodeRecord, RunRecord, RunStore } from '../store/store-port.js';
 export { Supervisor } from './supervisor.js';
 export type { NodeResult, RootTemplate, SupervisorEvent } from './supervisor-options.js';
 export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './timing.js';

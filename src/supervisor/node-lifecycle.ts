@@ -1,10 +1,10 @@
 import { addUsage } from '../loop/index.js';
 import {
+  eventBody,
   outcomeOf,
-  TRANSCRIPT_EVENT,
-  TrajectoryEventSchema,
   type AgentFrame,
   type ControlFrame,
+  type RunEventBody,
   type SecretScrubber,
   type SpawnPayload,
   type Usage,
@@ -16,7 +16,7 @@ import type { ChildLauncher } from './child-launcher.js';
 import type { ChildPool } from './child-pool.js';
 import type { ToolAnswer } from './internal/index.js';
 import type { LiveNode } from './live-node.js';
-import { NodeDeltas } from './node-deltas.js';
+import { NodeEvents } from './node-events.js';
 import { NodeRunner } from './node-runner.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
@@ -25,7 +25,6 @@ import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
-import { NodeTranscript } from './node-transcript.js';
 import { killPoint } from './kill-points.js';
 import type { SupervisorEvent } from './supervisor-options.js';
 
@@ -60,8 +59,10 @@ export interface NodeEnvironment {
  */
 export interface NodeOwner {
   /** An event of the node, scrubbed, recorded in the store and passed to observers. */
-  record(node: TreeNode, kind: string, fields: Record<string, unknown>): void;
-  /** Passed to observers only, as it is (a streamed `text.delta` scrubbed here, a usage report). */
+  record(node: TreeNode, event: RunEventBody): void;
+  /** An event of the node passed to observers only, as it is (a `text.delta`, scrubbed here). */
+  stream(node: TreeNode, event: RunEventBody): void;
+  /** Passed to observers only, as it is (a usage report, a turn's outcome). */
   emit(event: SupervisorEvent): void;
   setStatus(node: TreeNode, status: TreeNode['status']): void;
   /** A usage frame arrived (after the node's own totals were updated). */
@@ -85,30 +86,22 @@ function callerKind(live: LiveNode): CallerKind {
  * its gated and routed tools, and hands a `NodeRunner` the child to start through the node's
  * provider (`NodeRunner` → `ProcessRun` → the child process, or an in-process child). Up: every
  * frame the child sends comes back through `ProcessRun` (liveness, requests) and `NodeRunner`
- * (restarts, turns) to `#onFrame` here, which folds it into the tree and tells the `NodeOwner`;
+ * (restarts, turns) to `#onFrame` here, which folds it into the tree and tells the `NodeOwner`
+ * (`event` frames through `NodeEvents`, where they are checked against their schemas);
  * requests go to the gate or the owner; the end, whatever caused it, reaches `#finish` once.
  */
 export class NodeLifecycle {
   readonly #env: NodeEnvironment;
   readonly #owner: NodeOwner;
   readonly #live: LiveNode;
-  /** The node's transcript on its way into the store (made on first use). */
-  #transcript: NodeTranscript | undefined;
-  /** The node's streamed answer, scrubbed on its way to watchers. */
-  readonly #deltas: NodeDeltas;
+  /** The node's `event` frames: its transcript, its streamed answer, its run events. */
+  readonly #events: NodeEvents;
 
   constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
     this.#env = env;
     this.#owner = owner;
     this.#live = live;
-    this.#deltas = new NodeDeltas(env.scrub, (fields) => {
-      owner.emit({
-        type: 'event',
-        nodeId: live.node.id,
-        kind: 'text.delta',
-        fields: { ...fields },
-      });
-    });
+    this.#events = new NodeEvents(env, owner, live.node);
   }
 
   /** Starts the node. Resolves nothing: its end reaches `NodeOwner.ended` (and `live.ended()`). */
@@ -117,14 +110,16 @@ export class NodeLifecycle {
     const { store, runId, gate } = this.#env;
     if (this.#live.resumed) {
       store.updateNode(runId, node.id, { status: 'spawning' });
-      this.#owner.record(node, 'node.resumed', {
+      this.#owner.record(node, {
+        type: 'node.resumed',
         mode: this.#live.mode,
         provider,
-        transcript_messages: payload.resume?.transcript.length ?? 0,
+        transcriptMessages: payload.resume?.transcript.length ?? 0,
       });
     } else {
       store.createNode(nodeRecord(runId, node, payload, provider, 'spawning', this.#env.scrub));
-      this.#owner.record(node, 'node.spawned', {
+      this.#owner.record(node, {
+        type: 'node.spawned',
         mode: this.#live.mode,
         provider,
         depth: node.depth,
@@ -140,9 +135,10 @@ export class NodeLifecycle {
       ([gating]) => {
         this.#live.sent = gating.sent;
         if (gating.routedServers.length > 0 || gating.sent.gated_tools.length > 0) {
-          this.#owner.record(node, 'tools.gated', {
-            gated: gating.sent.gated_tools,
-            routed_servers: gating.routedServers,
+          this.#owner.record(node, {
+            type: 'tools.gated',
+            gated: [...gating.sent.gated_tools],
+            routedServers: [...gating.routedServers],
           });
         }
         this.#run(gating.sent);
@@ -178,8 +174,8 @@ export class NodeLifecycle {
             node,
             sent,
             timing: env.timing,
-            record: (kind, fields) => {
-              owner.record(node, kind, fields);
+            record: (...event) => {
+              owner.record(node, eventBody(...event));
             },
           })
         : undefined;
@@ -204,7 +200,8 @@ export class NodeLifecycle {
           this.#onFrame(frame);
         },
         onViolation: (violation) => {
-          owner.record(node, 'protocol.violation', {
+          owner.record(node, {
+            type: 'protocol.violation',
             code: violation.code,
             line: violation.line,
             reason: violation.reason,
@@ -217,11 +214,12 @@ export class NodeLifecycle {
             : owner.serveInternal(live, frame),
         onBudgetRequest: (frame) => owner.admitBudget(live, frame),
         onTeardown: (reason) => {
-          owner.record(node, 'child.teardown', { reason });
+          owner.record(node, { type: 'child.teardown', reason });
         },
       },
       onReady: (attempt, pid, pooled) => {
-        owner.record(node, 'child.ready', {
+        owner.record(node, {
+          type: 'child.ready',
           attempt,
           ...(pid === undefined ? {} : { pid }),
           ...(pooled ? { pooled } : {}),
@@ -235,11 +233,11 @@ export class NodeLifecycle {
         killPoint('child-ready', env.store);
       },
       onRequeue: (attempt, reason) => {
-        owner.record(node, 'node.requeue', { attempt, reason });
+        owner.record(node, { type: 'node.requeue', attempt, reason });
         owner.setStatus(node, 'spawning');
       },
       onRestart: (attempt, delayMs, reason) => {
-        owner.record(node, 'node.restart', { attempt, delay_ms: delayMs, reason });
+        owner.record(node, { type: 'node.restart', attempt, delayMs, reason });
         owner.setStatus(node, 'spawning');
       },
     });
@@ -273,26 +271,7 @@ export class NodeLifecycle {
     const owner = this.#owner;
     switch (frame.type) {
       case 'event':
-        if (frame.event === TRANSCRIPT_EVENT) {
-          this.#recordTranscript().take(frame.fields);
-          break;
-        }
-        // Deltas are for watchers only: the answer is stored whole, once, with the node's outcome.
-        if (frame.event === 'text.delta') {
-          this.#deltas.push(frame.fields);
-          break;
-        }
-        // The step's streamed text has ended: what the scrubber held back goes out first.
-        this.#deltas.end(frame.event === 'text.reset');
-        if (frame.event === 'loop.step') node.steps += 1;
-        if (frame.event === 'tool.result' && frame.fields.refused === true)
-          node.refusedCalls = (node.refusedCalls ?? 0) + 1;
-        if (frame.event === 'trajectory') {
-          const trajectory = TrajectoryEventSchema.safeParse(frame.fields);
-          if (trajectory.success) node.trajectory = this.#env.scrub.deep(trajectory.data);
-        }
-        owner.record(node, frame.event, frame.fields);
-        if (frame.event === 'model.call') killPoint('model-call', store);
+        this.#events.frame(frame);
         break;
       case 'usage': {
         const usage: Usage = {
@@ -307,26 +286,27 @@ export class NodeLifecycle {
         break;
       }
       case 'turn': {
-        this.#deltas.end(false);
+        this.#events.endText();
         const outcome = this.#env.scrub.deep(frame.outcome);
         live.recordTurn(outcome);
         store.updateNode(runId, node.id, { outcome });
-        owner.record(node, 'turn', { status: outcome.status });
+        owner.record(node, { type: 'turn', status: outcome.status });
         owner.emit({ type: 'turn', nodeId: node.id, outcome });
-        this.#recordTranscript().turn(outcome);
+        this.#events.turn(outcome);
         break;
       }
       case 'intel_health':
-        owner.record(node, 'intel.health', {
-          all_down: frame.all_down,
+        owner.record(node, {
+          type: 'intel.health',
+          allDown: frame.all_down,
           ...(frame.active === undefined ? {} : { active: frame.active }),
         });
         break;
       case 'gate':
-        owner.record(node, 'gate.open', { node: frame.node });
+        owner.record(node, { type: 'gate.opened', node: frame.node });
         break;
       case 'gate_closed':
-        owner.record(node, 'gate.closed', { node: frame.node, via: frame.via });
+        owner.record(node, { type: 'gate.closed', node: frame.node, via: frame.via });
         break;
       case 'ready':
       case 'pong':
@@ -340,27 +320,12 @@ export class NodeLifecycle {
     }
   }
 
-  #recordTranscript(): NodeTranscript {
-    const { node } = this.#live;
-    this.#transcript ??= new NodeTranscript({
-      store: this.#env.store,
-      runId: this.#env.runId,
-      nodeId: node.id,
-      scrub: this.#env.scrub,
-      now: this.#env.now,
-      invalid: (reason) => {
-        this.#owner.record(node, 'transcript.invalid', { reason });
-      },
-    });
-    return this.#transcript;
-  }
-
   /**
    * The end, whatever caused it: recorded once, then handed to the owner. Its outcome and error
    * are scrubbed here, once, for every way they go on: the store, the parent, the run's answer.
    */
   #finish(ended: ChildEnd): void {
-    this.#deltas.end(false);
+    this.#events.endText();
     const end = scrubbedEnd(ended, this.#env.scrub);
     const live = this.#live;
     const { node } = live;
@@ -369,7 +334,7 @@ export class NodeLifecycle {
     node.endedAt = this.#env.now();
     if (end.teardown !== undefined) {
       const { durationMs, ...teardown } = end.teardown;
-      owner.record(node, 'child.killed', { ...teardown, duration_ms: durationMs });
+      owner.record(node, { type: 'child.killed', ...teardown, durationMs });
     }
     const error = end.error?.message;
     if (node.parentId === undefined) killPoint('root-result', store);
@@ -379,15 +344,16 @@ export class NodeLifecycle {
       outcome: end.outcome,
       ...(error === undefined ? {} : { error }),
     });
-    owner.record(node, 'node.end', {
+    owner.record(node, {
+      type: 'node.end',
       status: end.outcome.status,
       via: end.via,
-      exit_code: end.exit.code,
+      exitCode: end.exit.code,
       ...(end.outcome.reason === undefined ? {} : { reason: end.outcome.reason }),
       // Only the first violations are recorded one by one: the rest are counted here, once.
       ...(end.protocol === undefined
         ? {}
-        : { violations: end.protocol.violations, dropped_lines: end.protocol.dropped }),
+        : { violations: end.protocol.violations, droppedLines: end.protocol.dropped }),
     });
     owner.setStatus(node, end.outcome.status);
     if (node.parentId !== undefined) killPoint('child-result', store);

@@ -1,5 +1,5 @@
 import { createModelClient } from '../intel/index.js';
-import { ArborError, type SpawnPayload } from '../protocol/index.js';
+import { ArborError, type RunEventArgs, type SpawnPayload } from '../protocol/index.js';
 import type { ChildCommand } from './child-entry.js';
 import type { ChildHandle } from './child-handle.js';
 import type { ChildPool } from './child-pool.js';
@@ -43,6 +43,9 @@ interface StartContext {
   remote?: RemoteStart;
 }
 
+/** What a fleet reports of a node's attempts. */
+export type FleetEventType = 'fleet.queued' | 'fleet.assigned' | 'fleet.lost';
+
 /** What a child started on a fleet needs besides its payload. */
 export interface RemoteStart {
   fleet: FleetPort | undefined;
@@ -51,7 +54,7 @@ export interface RemoteStart {
   attempt: number;
   timing: Timing;
   /** Records an event of the node (queued, which worker took it, lost). */
-  record(kind: string, fields: Record<string, unknown>): void;
+  record(...event: RunEventArgs<FleetEventType>): void;
 }
 
 /**

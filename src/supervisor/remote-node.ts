@@ -1,6 +1,6 @@
-import { replayTranscript, type SpawnPayload } from '../protocol/index.js';
+import { replayTranscript, type RunEventArgs, type SpawnPayload } from '../protocol/index.js';
 import type { NodeRunnerOptions } from './node-runner.js';
-import type { FleetPort, RemoteStart } from './providers.js';
+import type { FleetEventType, FleetPort, RemoteStart } from './providers.js';
 import { resumeTemplate } from './resumed-run.js';
 import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
@@ -17,7 +17,7 @@ export function remoteNode(options: {
   node: TreeNode;
   sent: SpawnPayload;
   timing: Timing;
-  record: (kind: string, fields: Record<string, unknown>) => void;
+  record: (...event: RunEventArgs<FleetEventType>) => void;
 }): { remote(attempt: number): RemoteStart; requeue: NodeRunnerOptions['requeue'] } {
   const { fleet, store, runId, node, sent, timing, record } = options;
   return {

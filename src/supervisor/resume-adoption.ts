@@ -1,4 +1,5 @@
 import type { SubagentRunArgs } from '../tools/index.js';
+import type { RecordEvent } from './event-sink.js';
 import type { LiveNode, NodeMode } from './live-node.js';
 import { endedChild, leftOver, RUNS_ON, type Reattach, type ResumedRun } from './resumed-run.js';
 import type { Admitted, Refused } from './spawn-chokepoint.js';
@@ -20,7 +21,7 @@ export interface ResumeHost {
   /** Records a node's status in the store with its end, and shows it. */
   end(record: NodeRecord, status: NodeStatus, reason: string): void;
   setStatus(node: TreeNode, status: NodeStatus): void;
-  record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
+  record: RecordEvent;
 }
 
 /**
@@ -30,7 +31,7 @@ export interface ResumeHost {
 export function standEnded(host: ResumeHost, ended: Ended, mode: NodeMode): LiveNode {
   const child = endedChild(host.tree.require(ended.record.id), ended, mode);
   host.register(child);
-  host.record(child.node.id, 'node.reused', { status: ended.record.status });
+  host.record(child.node.id, { type: 'node.reused', status: ended.record.status });
   return child;
 }
 
@@ -76,5 +77,5 @@ function settleLeftover(host: ResumeHost, record: NodeRecord, reason: string): v
   host.end(record, 'cancelled', reason);
   const node = host.tree.get(record.id);
   if (node !== undefined) host.setStatus(node, 'cancelled');
-  host.record(record.id, 'node.end', { status: 'cancelled', via: 'resume', reason });
+  host.record(record.id, { type: 'node.end', status: 'cancelled', via: 'resume', reason });
 }

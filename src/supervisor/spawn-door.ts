@@ -1,6 +1,7 @@
 import type { SpawnPayload } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { Budget, CallerBudget } from './budget/index.js';
+import type { RecordEvent } from './event-sink.js';
 import type { LiveNode } from './live-node.js';
 import {
   admitSpawn,
@@ -27,7 +28,7 @@ export interface SpawnDoorOptions {
   hasFleet: boolean;
   /** The caller's children still running. */
   running(caller: LiveNode): LiveNode[];
-  record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
+  record: RecordEvent;
   /** The caller's display changed (it is waiting, or stopped waiting). */
   changed(node: TreeNode): void;
 }
@@ -74,8 +75,8 @@ export class SpawnDoor {
       deadlineAt: callerBudget(at, caller.payload).deadlineAt,
       childEnded: () => Promise.race(running().map((child) => child.ended())),
       signal: caller.stopped.signal,
-      ...waitNotes(at, (kind, fields) => {
-        this.#options.record(at.id, kind, fields);
+      ...waitNotes(at, (event) => {
+        this.#options.record(at.id, event);
         this.#options.changed(at);
       }),
     });
@@ -86,7 +87,7 @@ export class SpawnDoor {
       });
       return started;
     }
-    this.#options.record(at.id, 'spawn.refused', { reason: started.reason });
+    this.#options.record(at.id, { type: 'spawn.refused', reason: started.reason });
     return { ok: false, reason: started.reason };
   }
 
@@ -108,7 +109,7 @@ export class SpawnDoor {
       },
     );
     if (!decision.ok)
-      this.#options.record(caller.node.id, 'spawn.refused', { reason: decision.reason });
+      this.#options.record(caller.node.id, { type: 'spawn.refused', reason: decision.reason });
     return decision;
   }
 

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunEventBodyOf } from '../protocol/index.js';
 import type { Admitted, Refused, SpawnWait } from './spawn-chokepoint.js';
 import type { TreeNode } from './tree.js';
 
@@ -117,21 +118,22 @@ export class SpawnQueue {
  */
 export function waitNotes(
   caller: TreeNode,
-  record: (kind: string, fields: Record<string, unknown>) => void,
+  record: (event: RunEventBodyOf<'spawn.waiting' | 'spawn.waited'>) => void,
 ): Pick<QueuedSpawn<{ ok: true }>, 'onWait' | 'onWaited'> {
   return {
     onWait: (wait, reason, waiting) => {
       caller.waitingSpawns = (caller.waitingSpawns ?? 0) + 1;
-      record('spawn.waiting', {
+      record({
+        type: 'spawn.waiting',
         for: wait.for,
-        ...(wait.for === 'rate' ? { wait_ms: wait.ms } : {}),
+        ...(wait.for === 'rate' ? { waitMs: wait.ms } : {}),
         reason,
         queued: waiting,
       });
     },
     onWaited: (wait, waitedMs) => {
       caller.waitingSpawns = Math.max(0, (caller.waitingSpawns ?? 1) - 1);
-      record('spawn.waited', { for: wait.for, waited_ms: waitedMs });
+      record({ type: 'spawn.waited', for: wait.for, waitedMs });
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { RecordEvent } from './event-sink.js';
 import type { LiveNode } from './live-node.js';
 
 /**
@@ -8,10 +9,10 @@ export async function stopNodes(
   targets: readonly LiveNode[],
   reason: string,
   options: { force: boolean; status?: 'cancelled' | 'deadline' },
-  record: (nodeId: string, kind: string, fields: Record<string, unknown>) => void,
+  record: RecordEvent,
 ): Promise<void> {
   for (const target of targets) {
-    record(target.node.id, 'node.cancel', { reason });
+    record(target.node.id, { type: 'node.cancel', reason });
     target.stopped.abort(reason);
   }
   await Promise.all(

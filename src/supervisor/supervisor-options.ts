@@ -1,5 +1,6 @@
 import type {
   Outcome,
+  RunEvent,
   SecretScrubber,
   SpawnPayload,
   SpawnPayloadInput,
@@ -18,10 +19,13 @@ import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { TreeNode } from './tree.js';
 
-/** What the supervisor tells its observers (the live display, NDJSON event output). */
+/**
+ * What the supervisor tells its observers (the live display, NDJSON event output): a node's
+ * display, a node's event (typed and placed, see `event-sink.ts`), its usage, a turn's outcome.
+ */
 export type SupervisorEvent =
   | { type: 'node'; node: TreeNode }
-  | { type: 'event'; nodeId: string; kind: string; fields: Record<string, unknown> }
+  | { type: 'event'; nodeId: string; event: RunEvent }
   | { type: 'usage'; nodeId: string; usage: Usage }
   | { type: 'turn'; nodeId: string; outcome: Outcome };
 

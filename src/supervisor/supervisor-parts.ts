@@ -95,8 +95,8 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
     launcher: new ChildLauncher({
       custom: options.childCommand,
       env: options.env,
-      record: (kind, fields) => {
-        record(undefined, kind, fields);
+      record: (event) => {
+        record(undefined, event);
       },
     }),
     gate,

@@ -14,7 +14,7 @@ import {
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { ChildEnd } from './child-end.js';
-import { eventSink, type RecordEvent } from './event-sink.js';
+import { eventSink, type EventSink } from './event-sink.js';
 import { childTemplate, type ChildPlacement } from './child-template.js';
 import type { HumanGates } from './human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
@@ -58,19 +58,24 @@ export class Supervisor {
   #drained = false;
   /** The run's one secret scrubber: it learns each node's credentials as the node is minted. */
   readonly #scrub: SecretScrubber;
-  /** Records an event of the run (scrubbed), on a node or (no id) the run itself, and reports it. */
-  readonly #record: RecordEvent;
+  /** Where the run's events go out: recorded (scrubbed) and reported, or streamed. */
+  readonly #events: EventSink;
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
     this.#scrub = options.scrubber ?? new SecretScrubber();
-    this.#record = eventSink({ ...options, scrub: this.#scrub, now: this.#now });
+    this.#events = eventSink({
+      ...options,
+      scrub: this.#scrub,
+      now: this.#now,
+      pathOf: (id) => this.tree.get(id)?.path,
+    });
     const parts = supervisorParts(options, {
       tree: this.tree,
       now: this.#now,
       scrub: this.#scrub,
-      record: this.#record,
+      record: this.#events.record,
       running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
@@ -87,8 +92,11 @@ export class Supervisor {
    * One object for the run; every method is for the node it is called with.
    */
   readonly #owner: NodeOwner = {
-    record: (node, kind, fields) => {
-      this.#record(node.id, kind, fields);
+    record: (node, event) => {
+      this.#events.record(node.id, event);
+    },
+    stream: (node, event) => {
+      this.#events.stream(node.id, event);
     },
     emit: (event) => this.#options.onEvent?.(event),
     setStatus: (node, status) => {
@@ -178,8 +186,8 @@ export class Supervisor {
     setStatus: (node, status) => {
       this.#owner.setStatus(node, status);
     },
-    record: (nodeId, kind, fields) => {
-      this.#record(nodeId, kind, fields);
+    record: (nodeId, event) => {
+      this.#events.record(nodeId, event);
     },
   };
 
@@ -221,7 +229,8 @@ export class Supervisor {
     this.#scrub.add(intelSecrets(intelligence));
     for (const live of this.#live.values()) {
       if (live.runner?.send({ type: 'swap_intel', intelligence, policy }) === true) {
-        this.#record(live.node.id, 'intel.swap', {
+        this.#events.record(live.node.id, {
+          type: 'intel.swap',
           policy,
           endpoints: intelligence.endpoints.length,
         });
@@ -406,7 +415,7 @@ export class Supervisor {
     if (root === undefined || this.#drained || !this.#budget.ledger.isSpent(root.id)) return;
     this.#drained = true;
     const spent = this.#budget.ledger.subtree(root.id);
-    this.#record(root.id, 'budget.ceiling', { tokens: spent.tokens, usd: spent.usd });
+    this.#events.record(root.id, { type: 'budget.ceiling', tokens: spent.tokens, usd: spent.usd });
     // The root itself is refused at its next admission and ends exhausted; its subtree is drained.
     for (const id of root.children) {
       const child = this.#live.get(id);
@@ -436,6 +445,6 @@ export class Supervisor {
     options: { status?: 'cancelled' | 'deadline' } = {},
   ): Promise<void> {
     const targets = this.tree.deepestFirst(root.id).flatMap((n) => this.#live.get(n.id) ?? []);
-    await stopNodes(targets, reason, { force, ...options }, this.#record);
+    await stopNodes(targets, reason, { force, ...options }, this.#events.record);
   }
 }

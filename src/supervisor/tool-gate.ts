@@ -16,6 +16,7 @@ import {
   type McpToolSource,
   type Tool,
 } from '../tools/index.js';
+import type { RecordEvent } from './event-sink.js';
 import type { HumanGates } from './human-gates.js';
 import { callSignal } from './on-abort.js';
 import { isYes, refuse, type ToolAnswer } from './internal/index.js';
@@ -45,7 +46,7 @@ export interface ToolGateOptions {
   humans: HumanGates;
   version: string;
   /** Records a decision or a routing as an event of the node. */
-  record(nodeId: string, kind: string, fields: Record<string, unknown>): void;
+  record: RecordEvent;
   /** Tools the host process defined (`defineTool`): served here, to the nodes allowed them. */
   hostTools?: readonly HostTool[];
 }
@@ -160,12 +161,13 @@ export class ToolGate {
       args: frame.args,
       state: knownTrajectory(caller.node.trajectory, sent),
     });
-    this.#options.record(caller.node.id, 'policy.decision', {
+    this.#options.record(caller.node.id, {
+      type: 'policy.decision',
       tool: frame.name,
       action: verdict.action,
       ...(verdict.ruleIndex === undefined ? {} : { rule: verdict.ruleIndex }),
       reason: verdict.reason,
-      ...(verdict.failedClosed ? { failed_closed: true } : {}),
+      ...(verdict.failedClosed ? { failedClosed: true } : {}),
     });
     if (verdict.action === 'deny') return refuse(`\`${frame.name}\` refused by ${verdict.reason}.`);
     if (verdict.action === 'ask') {
@@ -186,7 +188,8 @@ export class ToolGate {
       const approved = answer.answered
         ? isYes(answer.answer)
         : verdict.rule?.on_timeout === 'allow' && answer.via === 'timeout';
-      this.#options.record(caller.node.id, 'policy.answer', {
+      this.#options.record(caller.node.id, {
+        type: 'policy.answer',
         tool: frame.name,
         approved,
         via: answer.via,

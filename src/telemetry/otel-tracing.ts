@@ -14,7 +14,7 @@ import {
   type IdGenerator,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
-import type { ArborEvent } from '../runtime/events.js';
+import type { RunEvent } from '../protocol/index.js';
 import { BoundedSpanProcessor } from './bounded-processor.js';
 import { formatTraceparent, parseTraceparent, spanIdOf, traceIdOf } from '../protocol/trace-ids.js';
 import type { RunTrace, Tracing, TracingSettings } from './tracing.js';
@@ -171,19 +171,19 @@ class OtelRunTrace implements RunTrace {
     this.#capture = options.capture;
   }
 
-  event(event: ArborEvent): void {
+  event(event: RunEvent): void {
     const at = Date.parse(event.ts);
     const node = event.nodeId === undefined ? undefined : this.#nodes.get(event.nodeId);
     const under = trace.setSpan(ROOT_CONTEXT, node ?? this.#run);
     const handle = this.#handlers[event.type] as
-      ((event: ArborEvent, at: number, node: Span | undefined, under: Context) => void) | undefined;
+      ((event: RunEvent, at: number, node: Span | undefined, under: Context) => void) | undefined;
     handle?.(event, at, node, under);
   }
 
   /** What each kind of event makes of the spans; the others make nothing. */
   readonly #handlers: {
-    [K in ArborEvent['type']]?: (
-      event: Extract<ArborEvent, { type: K }>,
+    [K in RunEvent['type']]?: (
+      event: Extract<RunEvent, { type: K }>,
       at: number,
       node: Span | undefined,
       under: Context,

@@ -1,10 +1,10 @@
-import type { ArborEvent } from '../runtime/events.js';
+import type { RunEvent } from '../protocol/index.js';
 
 /** One run's trace: its events become spans; `end` closes what is open. */
 export interface RunTrace {
   /** The run span's context, minted into the root's payload (each node derives its own). */
   readonly traceparent: string;
-  event(event: ArborEvent): void;
+  event(event: RunEvent): void;
   end(status: string, reason?: string): void;
 }
 

@@ -131,9 +131,9 @@ function Message(props: { message: TranscriptMessage }) {
       );
     case 'tool':
       return (
-        <li class={`msg tool${m.is_error === true ? ' error' : ''}`}>
+        <li class={`msg tool${m.is_error ? ' error' : ''}`}>
           <b>
-            {m.name} {m.is_error === true ? 'error' : 'result'}
+            {m.name} {m.is_error ? 'error' : 'result'}
           </b>
           <pre>
             {typeof m.content === 'string' ? m.content : JSON.stringify(m.content, null, 2)}
