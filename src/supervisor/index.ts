@@ -42,7 +42,7 @@ export {
   type HumanAnswer,
   type HumanResponder,
 } from './human-gates.js';
-export { DEFAULT_SPAWN_LIMITS, admitSpawn, type SpawnLimits } from './spawn-chokepoint.js';
+export { admitSpawn, type SpawnLimits } from './spawn-chokepoint.js';
 export {
   PROVIDERS,
   PROVIDER_NAMES,
