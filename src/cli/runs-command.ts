@@ -2,6 +2,7 @@ import { parseAge } from '../config/index.js';
 import { ArborError, replayTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
+import { sleep } from '../supervisor/index.js';
 import { write, type CliIo } from './output.js';
 import {
   duration,
@@ -144,7 +145,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
           await write(io.stdout, `${JSON.stringify(wireLine(runId, record, paths))}\n`);
         }
         if (values.follow !== true || !running) return;
-        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+        await sleep(FOLLOW_POLL_MS);
       }
     });
   },

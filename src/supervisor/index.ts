@@ -55,6 +55,7 @@ export {
 export { cut, distillResult } from './distill.js';
 export { LiveNode, type NodeMode } from './live-node.js';
 export { callSignal, onAbort } from './on-abort.js';
+export { sleep } from './sleep.js';
 export {
   killLadder,
   type LadderOptions,
