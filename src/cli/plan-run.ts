@@ -11,7 +11,7 @@ import {
   startPlan,
   type PlanEnd,
 } from '../runtime/index.js';
-import { SqliteStore } from '../store/index.js';
+import { withStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
@@ -261,12 +261,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
 
 /** The interrupted run a resume continues, if any (see `continuedRun`). */
 function runToContinue(dbPath: string, runId: string | undefined): string | undefined {
-  const store = new SqliteStore(dbPath);
-  try {
-    return continuedRun(store, runId);
-  } finally {
-    store.close();
-  }
+  return withStore(dbPath, (store) => continuedRun(store, runId));
 }
 
 /** A run-log is trusted only as the bytes its run last wrote (see `checkRunLog`). */
@@ -275,10 +270,5 @@ async function verifyRunLog(
   runId: string | undefined,
   dbPath: string,
 ): Promise<void> {
-  const store = new SqliteStore(dbPath);
-  try {
-    await checkRunLog(file, runId, store);
-  } finally {
-    store.close();
-  }
+  await withStore(dbPath, (store) => checkRunLog(file, runId, store));
 }
