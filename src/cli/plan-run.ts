@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { planWarnings, runLogPath, type Plan } from '../plan/index.js';
-import { isArborError, urlSecrets, type IntelConfig } from '../protocol/index.js';
+import { isArborError, type IntelConfig } from '../protocol/index.js';
 import {
   checkRunLog,
   continuedRun,
   EXIT,
   mintRunId,
+  openRuntime,
   preparePlan,
-  Runtime,
   startPlan,
   type PlanEnd,
 } from '../runtime/index.js';
@@ -15,8 +15,6 @@ import { withStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
-import { openFleet } from '../fleet/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
 import {
@@ -171,15 +169,8 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
 async function runPlanOnce(context: PlanRunContext, runId: string): Promise<number> {
   const { plan, flags, settings, io } = context;
   const env = io.env;
-  const tracing = await openTracing(env, settings.tracing);
-  const fleet = await openFleet(settings.fleet, env);
-  const runtime = new Runtime({
-    ...(fleet === undefined ? {} : { fleet }),
-    storePath: settings.dbPath,
-    env,
-    ...(settings.fleet === undefined ? {} : { secrets: urlSecrets(settings.fleet.url) }),
-    ...(tracing === undefined ? {} : { tracing }),
-  });
+  // The same runtime `arbor run` opens, the pool (`--pool`) included.
+  const runtime = await openRuntime(settings, env);
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {

@@ -3,8 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
-import { openFleet } from '../fleet/open-fleet.js';
-import { openTracing } from '../telemetry/tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
 import { LEASE_RENEW_MS } from '../store/index.js';
@@ -80,9 +78,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   await checkOnGate(table, warn);
   const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
   const scheduling: ScheduleHost = {};
-  const tracing = await openTracing(options.env, options.settings.tracing);
-  const fleet = await openFleet(options.settings.fleet, options.env);
-  const { arbor, store } = Arbor.withSettings(
+  const { arbor, store } = await Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
     {
@@ -90,8 +86,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       values: serveSecrets(table, options.env, principals.generated?.token),
     },
     scheduleTools(scheduling),
-    tracing,
-    fleet,
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;
