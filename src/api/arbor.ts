@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_DURATION_MS, parseDuration, resolveGrant } from '../config/index.js';
+import { MAX_DURATION_MS, openRuntime, parseDuration, resolveGrant } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
 import {
@@ -10,7 +10,6 @@ import {
   exitCodeFor,
   fromWireEvent,
   mintRunId,
-  openRuntime,
   prepareRunSafety,
   preparePlan,
   runLogRun,

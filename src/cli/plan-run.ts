@@ -6,7 +6,6 @@ import {
   continuedRun,
   EXIT,
   mintRunId,
-  openRuntime,
   preparePlan,
   startPlan,
   type PlanEnd,
@@ -25,7 +24,13 @@ import {
 } from './plan-run-options.js';
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import {
+  openRuntime,
+  recordIntel,
+  resolveRunSettings,
+  validateAll,
+  type RunSettings,
+} from '../config/index.js';
 import { recordedPlanIntelligence } from './recorded-run.js';
 import { installRunSignals } from './run-signals.js';
 import { routeWarnings } from './process-warnings.js';

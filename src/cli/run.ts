@@ -1,7 +1,6 @@
 import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
 import {
   mintRunId,
-  openRuntime,
   planResume,
   type Runtime,
   type RunStart,
@@ -16,7 +15,13 @@ import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
-import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import {
+  openRuntime,
+  recordIntel,
+  resolveRunSettings,
+  validateAll,
+  type RunSettings,
+} from '../config/index.js';
 import { recordedIntelligence } from './recorded-run.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { installRunSignals } from './run-signals.js';

@@ -6,6 +6,7 @@ export {
   type ConfigFile,
 } from './config-file.js';
 export { formatDuration, MAX_DURATION_MS, parseAge, parseDuration } from './duration.js';
+export { openRuntime } from './open-runtime.js';
 export { providerOption } from './provider-option.js';
 export {
   resolveGrant,

@@ -19,7 +19,6 @@ export {
   type RuntimeOptions,
   type StartedRun,
 } from './runtime.js';
-export { openRuntime, type RuntimeHost, type RuntimeSettings } from './open-runtime.js';
 export { startPlan, type PlanEnd, type PlanStart, type StartedPlan } from './plan-session.js';
 export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 export { preparePlan, type PreparedPlan } from './prepare-plan.js';

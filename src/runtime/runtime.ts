@@ -106,9 +106,9 @@ export interface StartedRun {
 
 /**
  * The composition root: it holds the store and builds, for each run, the supervisor with its
- * limits, grant, tools and policy. `openRuntime` opens it; `arbor run`, `arbor plan run|resume`
- * and the library's `Arbor` (and so `arbor serve`) are shells over it that parse, render and map
- * exit codes.
+ * limits, grant, tools and policy. `openRuntime` (config/) opens it; `arbor run`, `arbor plan
+ * run|resume` and the library's `Arbor` (and so `arbor serve`) are shells over it that parse,
+ * render and map exit codes.
  */
 export class Runtime {
   readonly store: SqliteStore;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRuntime } from '../../src/runtime/index.js';
+import { openRuntime } from '../../src/config/index.js';
 import { withStore } from '../../src/store/index.js';
 
 const dirs: string[] = [];
