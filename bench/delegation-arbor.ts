@@ -27,7 +27,7 @@ export interface ArborRun {
   fleet?: FleetPort;
 }
 
-export function intelligence(url: string): IntelConfig {
+function intelligence(url: string): IntelConfig {
   return {
     endpoints: [{ url, dialect: 'openai', headers: {} }],
     model: 'gpt-4o-mini',

@@ -10,7 +10,7 @@ import { DIRECT_SYSTEM, rootPhrase, subtask, type Framework } from './delegation
  * they run in a separate `node` process that prints its times as JSON, so nothing here imports
  * them and the benchmark runs without them.
  */
-export const PEERS_DIR = fileURLToPath(new URL('../../bench/peers/', import.meta.url));
+const PEERS_DIR = fileURLToPath(new URL('../../bench/peers/', import.meta.url));
 export const PEERS_INSTALL = 'npm ci --prefix bench/peers';
 
 export type PeerFramework = Extract<Framework, 'openai-agents' | 'langgraph'>;

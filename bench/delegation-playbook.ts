@@ -11,9 +11,9 @@ import type { PlaybookInput, StepInput } from '../src/testing/index.js';
  * - **noop**: each of the first N calls asks for a no-op tool that lists an empty directory (a
  *   different one each time: arbor ends a turn that repeats a call).
  */
-export const SUBTASK = 'BENCH-SUBTASK';
-export const DELEGATE = 'BENCH-ROOT-DELEGATE';
-export const NOOP = 'BENCH-ROOT-NOOP';
+const SUBTASK = 'BENCH-SUBTASK';
+const DELEGATE = 'BENCH-ROOT-DELEGATE';
+const NOOP = 'BENCH-ROOT-NOOP';
 /** A sub-agent's task, and the user message of every direct model call. */
 export const subtask = (k: number | string): string => `${SUBTASK} ${k}: answer at once.`;
 /** The system prompt of a direct model call (a sub-agent's own is its framework's). */
@@ -22,7 +22,7 @@ export const DIRECT_SYSTEM = 'You do one sub-task and answer briefly.';
 export type Shape = 'delegate' | 'noop';
 
 /** How each framework spells "delegate" and "no-op" (tool names as the playbook writes them). */
-export const FRAMEWORK_TOOLS = {
+const FRAMEWORK_TOOLS = {
   'arbor-spawn': { delegate: 'subagent.run', noop: 'fs.list' },
   'arbor-process': { delegate: 'subagent.run', noop: 'fs.list' },
   'openai-agents': { delegate: 'run_subagent', noop: 'list_dir' },

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (`npm run build` first). */
-export const ARBOR_BIN = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
+const ARBOR_BIN = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
 
 /** A fleet key for the benchmark's own supervisor and workers. */
 export const BENCH_FLEET_KEY = 'bench-fleet-key-0f3a9c2e7d5b4a1c8e6f';

@@ -18,7 +18,7 @@ export interface RunResult {
   usage: Usage;
   /** Tokens and cost of the whole tree. */
   subtreeUsage: Usage;
-  /** What `arbor run` would exit with (DESIGN §10). */
+  /** What `arbor run` would exit with (the exit codes of docs/running.md). */
   exitCode: number;
 }
 

@@ -25,27 +25,21 @@ export {
   permitsPath,
   resolveInside,
   resolveReal,
-  type PathContext,
-  type PathResolution,
 } from './path-scope.js';
 export {
-  entryWithin,
   formatNetEntry,
   grantsNet,
   meetNetScopes,
   namedHosts,
-  normalizeHost,
   parseNetEntry,
   permitsNet,
-  type NetDecision,
   type NetEntry,
 } from './net-scope.js';
-export { STATE_DIR, protectionOf, runStatePaths, type RunStateOptions } from './protected-paths.js';
+export { STATE_DIR, protectionOf, runStatePaths } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
 export {
   CHILD_RISK_DAMPING,
   RISK_DECAY_PER_STEP,
-  RISK_WEIGHTS,
   Trajectory,
   childSeed,
   egressHold,

@@ -169,12 +169,6 @@ function hostWithin(x: NetEntry, y: NetEntry): boolean {
   return x.host === y.host ? x.wildcard : x.host.endsWith(`.${y.host}`);
 }
 
-/** Is every host and port `x` allows also allowed by `y`? */
-export function entryWithin(x: NetEntry, y: NetEntry): boolean {
-  if (y.port !== undefined && x.port !== y.port) return false;
-  return hostWithin(x, y);
-}
-
 function readable(scope: readonly string[]): NetEntry[] {
   return scope.map(parseNetEntry).filter((entry): entry is NetEntry => typeof entry !== 'string');
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
  * the end of its path, component by component (`.aws/credentials`). Ordinary project files match
  * none of these, so a coding agent that reads its sources stays non-sensitive.
  */
-export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
+const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
   '.env',
   '.env.*',
   '*.pem',

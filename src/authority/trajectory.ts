@@ -22,7 +22,7 @@ export type TrajectorySignal =
  * positives (docs/security.md has its measured rates), so one flag alone never reaches the default
  * `risk_ask_at` of 0.8.
  */
-export const RISK_WEIGHTS = {
+const RISK_WEIGHTS = {
   flagged: 0.3,
   refused: 0.2,
   failed: 0.05,

@@ -51,7 +51,7 @@ export function isolationMarker(payload: SpawnPayload): string {
  * tool matching `content_isolation.untrusted_tools` is untrusted too. Everything else — the file
  * tools, the supervisor's own tools — is trusted and sends nothing out.
  */
-export function toolProfiles(
+function toolProfiles(
   payload: SpawnPayload,
   sourceOf: (name: string) => string | undefined,
 ): (name: string) => ToolProfile {

@@ -40,7 +40,7 @@ export interface ChildDeps {
 }
 
 /** Process exit codes of a child (the supervisor reads frames, not these; they help debugging). */
-export const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
+const CHILD_EXIT = { ok: 0, internal: 1, badSpawn: 2, intel: 4, mcp: 6 } as const;
 
 /** A child up to its `ready`: its context, and the tools to close when it ends. */
 export interface OpenedChild {
@@ -49,9 +49,9 @@ export interface OpenedChild {
 }
 
 /**
- * A child's whole life, in the order DESIGN §4 gives: read the payload, check the TLS anchor,
- * start answering control frames, connect intelligence, say `ready`, run the role, end with
- * exactly one terminal frame. Returns the process exit code.
+ * A child's whole life, in the order of the protocol's lifecycle (docs/protocol.md): read the
+ * payload, check the TLS anchor, start answering control frames, connect intelligence, say
+ * `ready`, run the role, end with exactly one terminal frame. Returns the process exit code.
  */
 export async function runChild(io: ChildIo, deps: ChildDeps): Promise<number> {
   const opened = await openChild(io, deps);

@@ -6,7 +6,7 @@ import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-export const CONFIG_HELP = `Usage: arbor config schema
+const CONFIG_HELP = `Usage: arbor config schema
        arbor config check <arbor.toml>
 
 The config file is the TOML file of \`arbor run --config\`; see docs/running.md.

@@ -14,7 +14,7 @@ import { EXIT, trustContext } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs } from './usage-error.js';
 
-export const DOCTOR_HELP = `Usage: arbor doctor [--db PATH] [--config FILE] [--json]
+const DOCTOR_HELP = `Usage: arbor doctor [--db PATH] [--config FILE] [--json]
 
 Checks what this machine has and lacks for arbor, one line each: Node.js, the run store, SQLite,
 the exec sandbox (bubblewrap), git and the MCP SDK. bubblewrap and git are taken from /usr/bin,

@@ -6,7 +6,7 @@ import type { SupervisorEvent, Tree } from '../supervisor/index.js';
  * The run's events as NDJSON on stderr, for when stderr is not a terminal: one object per line,
  * each stamped with the run id, the node and its path — the wire form of the API's events.
  */
-export function createEventLog(
+function createEventLog(
   out: Writable,
   runId: string,
   pathOf: (nodeId: string) => string | undefined,

@@ -5,7 +5,7 @@ import { write, type CliIo } from './output.js';
 import { chosen, gateChoices, showChoices } from './terminal-responder.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-export const GATE_HELP = `Usage: arbor gate list [--run ID] [--db PATH]
+const GATE_HELP = `Usage: arbor gate list [--run ID] [--db PATH]
        arbor gate answer <run-id> <gate-id> <answer> [--db PATH]
 
 Questions that agents asked a person (ask_human, or a policy rule that says ask). A run started

@@ -129,7 +129,7 @@ function formatTrajectory(node: TreeNode): string {
 }
 
 /** The closing line: what the whole tree has used. */
-export function renderTotal(nodes: readonly TreeNode[]): string {
+function renderTotal(nodes: readonly TreeNode[]): string {
   const total = nodes.reduce<Usage>((sum, node) => addUsage(sum, node.usage), {
     input_tokens: 0,
     output_tokens: 0,

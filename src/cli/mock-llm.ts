@@ -9,7 +9,7 @@ import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-export const MOCK_LLM_HELP = `Usage: arbor mock-llm --playbook FILE [--port N] [--addr-file FILE]
+const MOCK_LLM_HELP = `Usage: arbor mock-llm --playbook FILE [--port N] [--addr-file FILE]
 
 Runs a scripted LLM server on 127.0.0.1 that speaks OpenAI chat completions
 (POST /v1/chat/completions) and Anthropic messages (POST /v1/messages), streamed

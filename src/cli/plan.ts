@@ -36,7 +36,7 @@ const SUBCOMMANDS: Record<string, PlanSubcommand> = {
   },
 };
 
-export const PLAN_HELP = `Usage: arbor plan <subcommand> <plan.toml> [options]
+const PLAN_HELP = `Usage: arbor plan <subcommand> <plan.toml> [options]
 
 Plans are TOML files of [[subtask]] tables; see docs/plans.md.
 

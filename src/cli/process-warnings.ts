@@ -45,7 +45,7 @@ export function warningText(warning: Error): string {
 }
 
 /** A warning as an event line of `--events ndjson`, stamped like the run's other events. */
-export function warningLine(runId: string, warning: Error): string {
+function warningLine(runId: string, warning: Error): string {
   const line = {
     ts: new Date().toISOString(),
     run_id: runId,

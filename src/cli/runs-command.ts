@@ -16,7 +16,7 @@ import {
 } from './runs-view.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-export const RUNS_HELP = `Usage: arbor runs <command> [options]
+const RUNS_HELP = `Usage: arbor runs <command> [options]
 
 Past and present runs of a store (--db PATH, env ARBOR_DB, default .arbor/arbor.db).
 

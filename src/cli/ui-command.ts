@@ -2,7 +2,7 @@ import path from 'node:path';
 import { loadConfigFile } from '../config/index.js';
 import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH } from '../store/index.js';
-import { startUi } from '../dashboard/ui-server.js';
+import { startUi } from '../serve/ui-server.js';
 import { write, type CliIo } from './output.js';
 import { listenAddress } from './serve-command.js';
 import { parseCommandArgs, usageError } from './usage-error.js';

@@ -1,7 +1,7 @@
-import { openFleet, type OpenFleet } from '../fleet/open-fleet.js';
+import { openFleet, type OpenFleet } from './open-fleet.js';
 import { urlSecrets } from '../protocol/index.js';
 import { Runtime, type RuntimeOptions } from '../runtime/index.js';
-import { openTracing } from '../telemetry/tracing.js';
+import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings } from './run-settings.js';
 
 /** What the host brings besides the settings: its tools, its child command, its own secrets. */

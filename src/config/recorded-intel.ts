@@ -14,7 +14,7 @@ import {
  * or config file names a model or an endpoint; keys still come from the environment. Headers are
  * not kept: their values may be secrets.
  */
-export const RecordedIntelSchema = z.object({
+const RecordedIntelSchema = z.object({
   model: z.string().min(1),
   endpoints: z
     .array(

@@ -10,9 +10,9 @@ import {
 import path from 'node:path';
 import { canonicalPath, parseNetEntry } from '../authority/index.js';
 import type { ConfigFile } from './config-file.js';
-import type { RunFlags } from './run-settings.js';
+import type { RunFlags } from './run-flags.js';
 
-export type { SandboxChoice, SecuritySettings } from '../runtime/index.js';
+export type { SecuritySettings } from '../runtime/index.js';
 import type { SecuritySettings } from '../runtime/index.js';
 
 /**

@@ -19,35 +19,7 @@ import { parseDuration } from './duration.js';
 import { refuseUrlCredentials } from './endpoint-credentials.js';
 import { recordedEndpoints, type RecordedIntel } from './recorded-intel.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
-
-/** Flags of `arbor run`, as `parseArgs` returns them. */
-export interface RunFlags {
-  intel?: string | undefined;
-  dialect?: string | undefined;
-  model?: string | undefined;
-  'max-steps'?: string | undefined;
-  'max-tokens'?: string | undefined;
-  'budget-usd'?: string | undefined;
-  deadline?: string | undefined;
-  'max-depth'?: string | undefined;
-  provider?: string | undefined;
-  config?: string | undefined;
-  db?: string | undefined;
-  json?: boolean | undefined;
-  warm?: boolean | undefined;
-  'mock-llm'?: string | undefined;
-  'ask-fallback'?: string | undefined;
-  'fs-read'?: string | undefined;
-  'fs-write'?: string | undefined;
-  exec?: string | undefined;
-  net?: string | undefined;
-  mcp?: string[] | undefined;
-  'mcp-tags'?: string[] | undefined;
-  'allow-trifecta'?: boolean | undefined;
-  sandbox?: string | undefined;
-  redis?: string | undefined;
-  pool?: string | undefined;
-}
+import type { RunFlags } from './run-flags.js';
 
 /** Everything `arbor run` needs, validated, from defaults < config file < environment < flags. */
 export interface RunSettings extends RunConfig {

@@ -12,7 +12,7 @@ const EnvRef = z
 
 const Count = z.number().int().positive();
 
-export const PrincipalSchema = z.strictObject({
+const PrincipalSchema = z.strictObject({
   name: z.string().min(1).max(64).describe('Who this is, as tasks and logs name them.'),
   role: z
     .enum(['operator', 'user'])
@@ -24,7 +24,7 @@ export const PrincipalSchema = z.strictObject({
   ),
 });
 
-export const SkillSchema = z.strictObject({
+const SkillSchema = z.strictObject({
   id: z.string().min(1),
   name: z.string().min(1),
   description: z.string().min(1),
@@ -36,7 +36,7 @@ const Duration = z
   .string()
   .regex(DURATION_PATTERN, 'expected a duration such as `30s`, `10m` or `1h`');
 
-export const TriggerSchema = z
+const TriggerSchema = z
   .strictObject({
     name: z
       .string()

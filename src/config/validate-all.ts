@@ -24,7 +24,7 @@ export function validateAll<T extends Record<string, unknown>>(checks: {
 }
 
 /** The problems a usage or config error reports; any other error is rethrown. */
-export function problemsOf(error: unknown): string[] {
+function problemsOf(error: unknown): string[] {
   if (!isArborError(error, 'usage') && !isArborError(error, 'config')) throw error;
   const listed = error.details.problems;
   if (Array.isArray(listed) && listed.every((item) => typeof item === 'string')) return listed;
@@ -32,7 +32,7 @@ export function problemsOf(error: unknown): string[] {
 }
 
 /** One `usage` error for a list of problems: the message itself when there is one. */
-export function problemsError(problems: readonly string[]): ArborError {
+function problemsError(problems: readonly string[]): ArborError {
   const message =
     problems.length === 1
       ? (problems[0] ?? '')

@@ -9,14 +9,12 @@ export interface Asset {
   etag: string;
 }
 
+/** The files the dashboard is made of, by content type; nothing else is ever read from disk. */
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
-
-/** The files the dashboard is made of; nothing else is ever read from disk. */
-export const ASSET_NAMES = Object.keys(TYPES);
 
 /**
  * The dashboard's built files (`dist/ui/`, made by `npm run build` from `ui/`), bundled into the

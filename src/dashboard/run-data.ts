@@ -1,8 +1,9 @@
+// eslint-disable-next-line boundaries/dependencies -- the dashboard's wire types move to protocol in the events change
 import { nodeViews, summarize, wireLine, type RunSummary } from '../cli/runs-view.js';
 import { replayTranscript } from '../protocol/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord } from '../supervisor/index.js';
-import { parseTraceparent } from '../telemetry/trace-ids.js';
+import { parseTraceparent } from '../protocol/trace-ids.js';
 
 /**
  * What the dashboard's pages read, from the store, in the field names of the events and the store

@@ -6,7 +6,7 @@ import { toolResultText } from './render-tool-result.js';
 import { toWireToolName } from './wire-names.js';
 
 /** `max_tokens` is required by the messages API; this is used when sampling sets no bound. */
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
 

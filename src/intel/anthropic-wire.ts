@@ -33,7 +33,7 @@ const OtherBlockSchema = z.looseObject({
   type: z.string().refine((type) => !KNOWN_BLOCKS.includes(type), 'unexpected block shape'),
 });
 
-export const AnthropicBlockSchema = z.union([
+const AnthropicBlockSchema = z.union([
   TextBlockSchema,
   ToolUseBlockSchema,
   ToolResultBlockSchema,
@@ -41,7 +41,7 @@ export const AnthropicBlockSchema = z.union([
 ]);
 export type AnthropicBlock = z.input<typeof AnthropicBlockSchema>;
 
-export const AnthropicMessageSchema = z.looseObject({
+const AnthropicMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(AnthropicBlockSchema)]),
 });
@@ -71,7 +71,7 @@ export const AnthropicRequestSchema = z.looseObject({
 });
 export type AnthropicRequest = z.input<typeof AnthropicRequestSchema>;
 
-export const AnthropicUsageSchema = z.looseObject({
+const AnthropicUsageSchema = z.looseObject({
   input_tokens: z.number().int().nonnegative().optional(),
   output_tokens: z.number().int().nonnegative().optional(),
   cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
@@ -131,7 +131,6 @@ export const AnthropicStreamEventSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('ping') }),
   z.looseObject({ type: z.literal('error'), error: ErrorSchema }),
 ]);
-export type AnthropicStreamEvent = z.input<typeof AnthropicStreamEventSchema>;
 
 /** The error body of a failed request: `{"type": "error", "error": {"type", "message"}}`. */
 export const AnthropicErrorBodySchema = z.looseObject({

@@ -65,7 +65,7 @@ function clip(text: string): string {
 }
 
 /** The failure for a non-2xx answer. Never quotes an auth failure's body: providers echo keys. */
-export async function statusFailure(response: Response, now: number): Promise<AttemptFailure> {
+async function statusFailure(response: Response, now: number): Promise<AttemptFailure> {
   const { status } = response;
   const failureClass = classifyStatus(status);
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);

@@ -11,13 +11,13 @@ const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string()
 /** Message content: a string, or (newer clients) an array of parts. */
 const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]);
 
-export const OpenAiToolCallSchema = z.looseObject({
+const OpenAiToolCallSchema = z.looseObject({
   id: z.string().min(1),
   type: z.literal('function').default('function'),
   function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
 });
 
-export const OpenAiMessageSchema = z.discriminatedUnion('role', [
+const OpenAiMessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: ContentSchema }),
   z.looseObject({ role: z.literal('developer'), content: ContentSchema }),
   z.looseObject({ role: z.literal('user'), content: ContentSchema, name: z.string().optional() }),
@@ -34,7 +34,7 @@ export const OpenAiMessageSchema = z.discriminatedUnion('role', [
 ]);
 export type OpenAiMessage = z.input<typeof OpenAiMessageSchema>;
 
-export const OpenAiToolSchema = z.looseObject({
+const OpenAiToolSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().min(1),
@@ -64,7 +64,7 @@ export const OpenAiRequestSchema = z.looseObject({
 });
 export type OpenAiRequest = z.input<typeof OpenAiRequestSchema>;
 
-export const OpenAiUsageSchema = z.looseObject({
+const OpenAiUsageSchema = z.looseObject({
   prompt_tokens: z.number().int().nonnegative(),
   completion_tokens: z.number().int().nonnegative(),
   total_tokens: z.number().int().nonnegative().optional(),

@@ -12,7 +12,7 @@ function zero(): Counts {
  * closes), otherwise the most telling state below it — running, then failed, blocked, cancelled;
  * a branch with some children done and the rest waiting is `running` (under way).
  */
-export function branchStatus(counts: Counts, total: number): SubtaskStatus {
+function branchStatus(counts: Counts, total: number): SubtaskStatus {
   if (counts.done === total) return 'done';
   if (counts.running > 0) return 'running';
   if (counts.failed > 0) return 'failed';

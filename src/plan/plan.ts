@@ -3,8 +3,7 @@ import { SubtaskSchema } from './subtask.js';
 
 /** How the results of a plan's leaves are combined into the plan's result. */
 export const AGGREGATIONS = ['concat', 'lastwins', 'reduce', 'custom'] as const;
-export const AggregationSchema = z.enum(AGGREGATIONS);
-export type Aggregation = z.infer<typeof AggregationSchema>;
+const AggregationSchema = z.enum(AGGREGATIONS);
 
 /**
  * A plan: an optional goal and a flat list of subtasks, written as `[[subtask]]` tables. A bare

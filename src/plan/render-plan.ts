@@ -3,7 +3,7 @@ import { branchIds } from './plan-tree.js';
 import { SUBTASK_STATUSES, type Subtask, type SubtaskStatus } from './subtask.js';
 
 /** The marker drawn before a subtask in each status. */
-export const STATUS_MARKERS: Record<SubtaskStatus, string> = {
+const STATUS_MARKERS: Record<SubtaskStatus, string> = {
   pending: '○',
   running: '…',
   done: '✓',

@@ -15,13 +15,12 @@ export const SUBTASK_STATUSES = [
   'blocked',
   'cancelled',
 ] as const;
-export const SubtaskStatusSchema = z.enum(SUBTASK_STATUSES);
+const SubtaskStatusSchema = z.enum(SUBTASK_STATUSES);
 export type SubtaskStatus = z.infer<typeof SubtaskStatusSchema>;
 
 /** The role of a node in a roadmap → phase → plan → task tree. */
 export const NODE_KINDS = ['roadmap', 'phase', 'plan', 'task'] as const;
-export const NodeKindSchema = z.enum(NODE_KINDS);
-export type NodeKind = z.infer<typeof NodeKindSchema>;
+const NodeKindSchema = z.enum(NODE_KINDS);
 
 /** The work an evaluator reads to close a node: a branch and commit, a pull request, an issue. */
 export const ArtifactRefSchema = z.strictObject({

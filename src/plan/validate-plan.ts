@@ -2,18 +2,16 @@ import { cyclicComponents, functionalCycles, shortestCycleThrough } from './find
 import type { Plan } from './plan.js';
 import type { Subtask } from './subtask.js';
 
-export const FINDING_CODES = [
-  'blank_id',
-  'duplicate_id',
-  'blank_instruction',
-  'unknown_dep',
-  'unknown_parent',
-  'dep_on_branch',
-  'dep_cycle',
-  'parent_cycle',
-  'no_leaves',
-] as const;
-export type FindingCode = (typeof FINDING_CODES)[number];
+export type FindingCode =
+  | 'blank_id'
+  | 'duplicate_id'
+  | 'blank_instruction'
+  | 'unknown_dep'
+  | 'unknown_parent'
+  | 'dep_on_branch'
+  | 'dep_cycle'
+  | 'parent_cycle'
+  | 'no_leaves';
 
 /** One reason a plan cannot run as written. */
 export interface PlanFinding {

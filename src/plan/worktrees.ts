@@ -10,7 +10,7 @@ import type { ArtifactRef } from './subtask.js';
 const IDENTITY = ['-c', 'user.name=arbor', '-c', 'user.email=arbor@localhost'];
 
 /** A merge that did not go through: which leaf, and the files in conflict. */
-export interface MergeConflict {
+interface MergeConflict {
   leaf: string;
   commit: string;
   files: string[];

@@ -19,7 +19,11 @@ export const PositiveIntSchema = z
   .positive({ error: 'expected a positive integer' })
   .max(Number.MAX_SAFE_INTEGER, { error: 'expected an integer below 2^53' });
 
-/** A duration in milliseconds. */
+/**
+ * A duration in milliseconds: `CountSchema`, named for what it holds.
+ *
+ * @alias
+ */
 export const MillisSchema = CountSchema;
 
 /** A string that must hold at least one non-whitespace character. */

@@ -14,7 +14,7 @@ const API_NAMES = new Map(Object.entries(WIRE_NAMES).map(([api, wire]) => [wire,
 const KNOWN = new Set<string>(EVENT_TYPES);
 const BASE_KEYS = new Set(['type', 'ts', 'runId', 'nodeId', 'path']);
 
-export function toSnake(key: string): string {
+function toSnake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 

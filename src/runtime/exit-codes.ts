@@ -1,5 +1,8 @@
 import type { TerminalStatus } from '../protocol/index.js';
-/** Exit codes: a public contract (DESIGN §10). Scripts depend on them; never renumber. */
+/**
+ * Exit codes: a public contract, listed in docs/running.md ("Exit codes"). Scripts depend on
+ * them; never renumber.
+ */
 export const EXIT = {
   ok: 0,
   internal: 1,
@@ -14,8 +17,9 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
- * The exit code for how a run ended (DESIGN §10). A `failed` run is classified by its error
- * code: intelligence unavailable is 4, a required MCP server down is 6, anything else 1.
+ * The exit code for how a run ended (the table in docs/running.md). A `failed` run is classified
+ * by its error code: intelligence unavailable is 4, a required MCP server down is 6, anything
+ * else 1.
  */
 export function exitCodeFor(status: TerminalStatus, errorCode?: string): ExitCode {
   switch (status) {

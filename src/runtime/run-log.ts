@@ -5,9 +5,9 @@ import { ArborError } from '../protocol/index.js';
 import type { RunStore } from '../supervisor/index.js';
 
 /** The event a plan run records each time it has written its run-log. */
-export const RUN_LOG_EVENT = 'plan.run_log';
+const RUN_LOG_EVENT = 'plan.run_log';
 
-export function digestOf(text: string | Buffer): string {
+function digestOf(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 

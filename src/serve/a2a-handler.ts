@@ -225,7 +225,7 @@ function signalOf(context: ServerCallContext): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
-export function principalOf(context: ServerCallContext): Principal {
+function principalOf(context: ServerCallContext): Principal {
   const principal = context.state.get(PRINCIPAL_KEY) as Principal | undefined;
   // The HTTP layer lets no request without a principal reach the handler.
   if (principal === undefined) throw new UnsupportedOperationError('Unauthenticated.');

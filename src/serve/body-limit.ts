@@ -11,7 +11,7 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_BODY_DEPTH = 64;
 
 /** Why a body was turned away, for the route's own error shape. */
-export interface BodyRefusal {
+interface BodyRefusal {
   status: 400 | 413;
   message: string;
 }

@@ -16,7 +16,7 @@ import type { ServeMetrics } from './serve-metrics.js';
 import type { DashboardEnv } from '../dashboard/routes.js';
 
 /** What the HTTP surface asks of the server. */
-export interface ServeState {
+interface ServeState {
   /** Why the server is not ready, or undefined when it is. */
   notReady(): string | undefined;
   /** The supervisor's heartbeat: false when its event loop has stalled. */

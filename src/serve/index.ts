@@ -1,1 +1,1 @@
-export { startServer, type RunningServer, type ServeOptions } from './serve.js';
+export { startServer, type RunningServer } from './serve.js';

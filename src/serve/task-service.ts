@@ -29,7 +29,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type RunSource = 'a2a' | 'resume' | 'trigger' | 'schedule';
 
 /** Thrown when a task cannot start now; the HTTP layer answers it as the protocol's error. */
-export class TaskRefused extends UnsupportedOperationError {}
+class TaskRefused extends UnsupportedOperationError {}
 
 export interface TaskServiceOptions {
   arbor: Arbor;

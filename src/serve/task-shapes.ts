@@ -3,7 +3,7 @@ import { Role, TaskState, type Artifact, type Message, type Part, type Task } fr
 import type { TerminalStatus, Usage } from '../protocol/index.js';
 
 /** The A2A task states that end a task. */
-export const FINAL_STATES: readonly TaskState[] = [
+const FINAL_STATES: readonly TaskState[] = [
   TaskState.TASK_STATE_COMPLETED,
   TaskState.TASK_STATE_FAILED,
   TaskState.TASK_STATE_CANCELED,
@@ -45,7 +45,7 @@ export function textPart(text: string): Part {
 }
 
 /** A structured part (a JSON value). */
-export function dataPart(value: unknown): Part {
+function dataPart(value: unknown): Part {
   return {
     content: { $case: 'data', value },
     metadata: undefined,

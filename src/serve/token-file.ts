@@ -5,7 +5,7 @@ import { arborStateDir, canonicalPath, isInside } from '../authority/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
 
 /** Where the operator tokens of `arbor serve` live, under the user's state directory. */
-export const SERVE_TOKENS_DIR = 'serve-tokens';
+const SERVE_TOKENS_DIR = 'serve-tokens';
 
 /**
  * The file `arbor serve` writes its operator token to: in the user's state directory

@@ -20,7 +20,7 @@ const RETRY_REFUSED_MS = 30_000;
 type FireResult = 'started' | 'skipped_overlap' | 'refused';
 
 /** Schedules and subscriptions one principal's agents may hold at once. */
-export const MAX_SCHEDULES_PER_OWNER = 100;
+const MAX_SCHEDULES_PER_OWNER = 100;
 
 export interface TriggersOptions {
   tasks: TaskService;

@@ -1,6 +1,5 @@
 export { availableSqlDrivers, openSqlDatabase } from './open-sql-database.js';
-export { SQL_DRIVER_NAMES, type SqlDatabase, type SqlDriverName } from './sql-database.js';
 export { DEFAULT_DB_PATH, SqliteStore } from './sqlite-store.js';
 export { withStore } from './with-store.js';
 export type { ScheduleRecord, TaskRecord } from './rows.js';
-export { LEASE_MS, LEASE_RENEW_MS } from './run-owner.js';
+export { LEASE_RENEW_MS } from './run-owner.js';

@@ -14,7 +14,7 @@ import type {
   NodeStatus,
   RunRecord,
   RunStatus,
-} from '../supervisor/store-port.js';
+} from './store-port.js';
 
 /**
  * Rows as SQLite returns them, and their conversion to records. JSON columns are parsed and

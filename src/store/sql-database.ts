@@ -32,5 +32,4 @@ export interface SqlDatabase {
   close(): void;
 }
 
-export const SQL_DRIVER_NAMES = ['node:sqlite', 'better-sqlite3'] as const;
-export type SqlDriverName = (typeof SQL_DRIVER_NAMES)[number];
+export type SqlDriverName = 'node:sqlite' | 'better-sqlite3';

@@ -1,4 +1,4 @@
-import type { GateRecord, MemoryEntry } from '../supervisor/store-port.js';
+import type { GateRecord, MemoryEntry } from './store-port.js';
 import { gateFromRow, memoryFromRow, type GateRow, type MemoryRow } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
 

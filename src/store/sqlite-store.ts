@@ -8,7 +8,7 @@ import type {
   NodeRecord,
   RunRecord,
   RunStore,
-} from '../supervisor/store-port.js';
+} from './store-port.js';
 import { openStore } from './open-store.js';
 import { pruneRuns } from './prune-runs.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';

@@ -1,4 +1,4 @@
-import type { EventRecord, GateRecord, RunStore } from './store-port.js';
+import type { EventRecord, GateRecord, RunStore } from '../store/store-port.js';
 
 /**
  * The gates of an interrupted run that its resume carries over: those open when the supervisor

@@ -1,5 +1,5 @@
 import type { SecretScrubber } from '../protocol/index.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import type { SupervisorEvent } from './supervisor-options.js';
 
 /** Records an event of the run, on a node or (no id) the run itself. */

@@ -2,7 +2,7 @@ import type { SecretScrubber } from '../protocol/index.js';
 import type { CarriedGates } from './carried-gates.js';
 import { killPoint } from './kill-points.js';
 import { sleep } from './sleep.js';
-import type { GateRecord, RunStore } from './store-port.js';
+import type { GateRecord, RunStore } from '../store/store-port.js';
 
 /** What came back from asking a person. */
 export type HumanAnswer =

@@ -1,5 +1,5 @@
 /** One rung the ladder climbed, and when (milliseconds after it started). */
-export interface LadderStep {
+interface LadderStep {
   step: 'cancel' | 'sigterm' | 'sigkill';
   atMs: number;
 }

@@ -1,5 +1,5 @@
 import { SpawnPayloadSchema, type SpawnPayload } from '../protocol/index.js';
-import { nodeTraceparent } from '../telemetry/trace-ids.js';
+import { nodeTraceparent } from '../protocol/trace-ids.js';
 import type { RootTemplate } from './supervisor-options.js';
 import type { TreeNode } from './tree.js';
 

@@ -21,7 +21,7 @@ import { NodeRunner } from './node-runner.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from './providers.js';
 import { remoteNode } from './remote-node.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { ToolGate } from './tool-gate.js';
 import type { TreeNode } from './tree.js';
@@ -75,7 +75,7 @@ export interface NodeOwner {
 }
 
 /** The kind of caller a node is, for policy rules. */
-export function callerKind(live: LiveNode): CallerKind {
+function callerKind(live: LiveNode): CallerKind {
   if (live.mode === 'root') return 'root';
   return live.mode === 'plan' ? 'plan' : 'subagent';
 }

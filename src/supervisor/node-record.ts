@@ -1,5 +1,5 @@
 import { redactPayload, type SecretScrubber, type SpawnPayload } from '../protocol/index.js';
-import type { NodeRecord, NodeStatus } from './store-port.js';
+import type { NodeRecord, NodeStatus } from '../store/store-port.js';
 import { scrubMessage } from './transcript-record.js';
 import type { TreeNode } from './tree.js';
 

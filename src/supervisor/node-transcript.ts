@@ -1,6 +1,6 @@
 import type { Outcome, SecretScrubber } from '../protocol/index.js';
 import { killPoint } from './kill-points.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import { TranscriptParts } from './transcript-parts.js';
 import { TranscriptRecord } from './transcript-record.js';
 

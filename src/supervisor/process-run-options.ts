@@ -1,7 +1,7 @@
 import type { AgentFrame, ControlFrame, ProtocolViolation } from '../protocol/index.js';
 import type { ChildCommand } from './child-entry.js';
 import type { ChildHandle } from './child-handle.js';
-import type { ToolAnswer } from './internal/index.js';
+import type { ToolAnswer } from './internal/tool-answer.js';
 import type { Timing } from './timing.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;

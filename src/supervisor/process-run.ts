@@ -8,7 +8,7 @@ import {
   type SpawnPayload,
   type TerminalStatus,
 } from '../protocol/index.js';
-import type { ToolAnswer } from './internal/index.js';
+import type { ToolAnswer } from './internal/tool-answer.js';
 import {
   deadlineWins,
   spawnFailure,

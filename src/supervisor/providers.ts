@@ -15,7 +15,7 @@ export type ProviderName = (typeof PROVIDER_NAMES)[number];
  * What a provider can enforce at a child's creation. A request that needs a capability its
  * provider lacks fails before any child exists: never accepted and then ignored.
  */
-export interface ProviderCapabilities {
+interface ProviderCapabilities {
   /** The result can be held to a JSON Schema. */
   outputSchema: boolean;
   /** The depth cap is enforced for the child's own delegations. */
@@ -33,7 +33,7 @@ export interface ProviderCapabilities {
   inheritsParentContext: boolean;
 }
 
-export interface StartContext {
+interface StartContext {
   payload: SpawnPayload;
   command: ChildCommand;
   env: NodeJS.ProcessEnv;

@@ -2,7 +2,7 @@ import { replayTranscript, type SpawnPayload } from '../protocol/index.js';
 import type { NodeRunnerOptions } from './node-runner.js';
 import type { FleetPort, RemoteStart } from './providers.js';
 import { resumeTemplate } from './resumed-run.js';
-import type { RunStore } from './store-port.js';
+import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { TreeNode } from './tree.js';
 
@@ -40,7 +40,7 @@ export function remoteNode(options: {
  * the next worker's child goes on from the last step the supervisor heard of (the step in flight
  * runs again: at-least-once), and its step limit less the steps it made.
  */
-export function requeuePayload(
+function requeuePayload(
   store: RunStore,
   runId: string,
   node: TreeNode,

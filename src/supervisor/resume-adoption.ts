@@ -2,7 +2,7 @@ import type { SubagentRunArgs } from '../tools/index.js';
 import type { LiveNode, NodeMode } from './live-node.js';
 import { endedChild, leftOver, RUNS_ON, type Reattach, type ResumedRun } from './resumed-run.js';
 import type { Admitted, Refused } from './spawn-chokepoint.js';
-import type { NodeRecord, NodeStatus } from './store-port.js';
+import type { NodeRecord, NodeStatus } from '../store/store-port.js';
 import type { Tree, TreeNode } from './tree.js';
 
 type Ended = Extract<Reattach, { kind: 'ended' }>;

@@ -14,26 +14,10 @@ import { CarriedGates, nextGateNumber, pendingGates } from './carried-gates.js';
 import type { ChildEnd } from './child-end.js';
 import { LiveNode, type NodeMode } from './live-node.js';
 import type { ProviderName } from './providers.js';
+import type { ResumeState } from './resume-state.js';
 import type { RootTemplate } from './supervisor-options.js';
 import type { TreeNode } from './tree.js';
-import type { NodeRecord, RunStore } from './store-port.js';
-
-/** What a supervisor resuming an interrupted run starts from: the run's records. */
-export interface ResumeState {
-  nodes: readonly NodeRecord[];
-  /**
-   * Repeated spawns are never matched to recorded children: each starts a new child, and the
-   * recorded ones that were running end as left over (a plan under worktrees, whose leaves'
-   * edits were in worktrees that are gone).
-   */
-  startOver?: boolean;
-  /**
-   * Instructions of children that ended but must not stand, each matched to one such record of
-   * the root's children, which is left out of the matching: a plan's failed and cancelled leaves,
-   * which a resume runs again.
-   */
-  retry?: readonly string[];
-}
+import type { NodeRecord, RunStore } from '../store/store-port.js';
 
 /** A recorded node a parent's repeated spawn is matched to: finished, or to be re-spawned. */
 export type Reattach =

@@ -124,7 +124,7 @@ export class SpawnDoor {
   }
 }
 
-export function callerBudget(node: TreeNode, payload: SpawnPayload): CallerBudget {
+function callerBudget(node: TreeNode, payload: SpawnPayload): CallerBudget {
   const deadline = payload.limits.deadline_ms;
   return {
     id: node.id,

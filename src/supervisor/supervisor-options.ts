@@ -13,8 +13,8 @@ import type { ChildPool } from './child-pool.js';
 import type { HumanResponder } from './human-gates.js';
 import type { FleetPort } from './providers.js';
 import type { ChokepointContext, SpawnLimits } from './spawn-chokepoint.js';
-import type { ResumeState } from './resumed-run.js';
-import type { RunStore } from './store-port.js';
+import type { ResumeState } from './resume-state.js';
+import type { RunStore } from '../store/store-port.js';
 import type { Timing } from './timing.js';
 import type { TreeNode } from './tree.js';
 

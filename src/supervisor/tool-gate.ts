@@ -45,7 +45,7 @@ function builtinTags(
 }
 
 /** Do a node's commands reach the network? Without the sandbox, or with `net = "all"`. */
-export function execHasNetwork(payload: SpawnPayload): boolean {
+function execHasNetwork(payload: SpawnPayload): boolean {
   return payload.sandbox.mode !== 'bwrap' || payload.caveats.net === 'all';
 }
 
@@ -316,7 +316,7 @@ export class ToolGate {
  * compatible with `<server>.`, or an exact name under it), its tags are among the server's, and
  * its caller kinds include this one.
  */
-export function serverCouldBeGated(
+function serverCouldBeGated(
   rules: readonly PolicyRule[],
   server: McpServerSpec,
   caller: CallerKind,

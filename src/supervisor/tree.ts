@@ -1,5 +1,5 @@
 import type { TrajectoryEvent, Usage } from '../protocol/index.js';
-import type { NodeRecord, NodeStatus } from './store-port.js';
+import type { NodeRecord, NodeStatus } from '../store/store-port.js';
 
 /** One node of the live tree, as the supervisor and the display see it. */
 export interface TreeNode {

@@ -17,7 +17,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import type { ArborEvent } from '../runtime/events.js';
 import { BoundedSpanProcessor } from './bounded-processor.js';
-import { formatTraceparent, parseTraceparent, spanIdOf, traceIdOf } from './trace-ids.js';
+import { formatTraceparent, parseTraceparent, spanIdOf, traceIdOf } from '../protocol/trace-ids.js';
 import type { RunTrace, Tracing, TracingSettings } from './tracing.js';
 
 /** Ids the next span takes when set (a run's and its nodes' derived ids); random otherwise. */

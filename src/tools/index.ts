@@ -1,28 +1,15 @@
-export { ArgsValidator, type ArgsCheck } from './args-validator.js';
 export {
   DEFAULT_BUILTIN_LIMITS,
-  PathGuard,
   builtinTools,
   execEnv,
   runCommand,
-  type BuiltinLimits,
   type BuiltinToolsOptions,
-  type CommandResult,
-  type CommandStop,
-  type GuardedOpen,
-  type OpenWant,
-  type PathAxis,
-  type PathGuardOptions,
-  type RunCommandOptions,
 } from './builtin/index.js';
-export { CallBudget } from './call-budget.js';
 export {
   SANDBOX_HINT,
   bwrapArgs,
   gitDirPointer,
-  inheritableFds,
   runFile,
-  sealStdio,
   withSealedStdio,
   nodeFsView,
   outermostGitDir,
@@ -30,39 +17,24 @@ export {
   prepareCommand,
   probeSandbox,
   sweepPlantedPointers,
-  SYSTEM_BIN_DIRS,
   locateTrustedBinary,
   operatorSetting,
-  systemBinary,
   toolchainRoot,
   trustProblem,
-  type BinarySetting,
-  type BinaryTrust,
-  type SandboxProbeOptions,
   type TrustContext,
-  type CommandSandboxOptions,
   type FsView,
   type Mount,
   type MountPlan,
-  type MountWhy,
-  type PreparedCommand,
   type SandboxSpec,
   type FileRun,
-  type RunFileOptions,
-  type StdioSlot,
 } from './sandbox/index.js';
-export { formatSchemaErrors } from './format-schema-errors.js';
-export { indexTools, type IndexedTool, type ToolConflict, type ToolIndex } from './index-tools.js';
 export {
   AskHumanArgs,
-  BudgetRequestSchema,
   EGRESS_APPROVAL,
   EgressApprovalArgs,
   type BudgetRequest,
   HISTORY_ARG,
   internalToolArgs,
-  internalToolDefs,
-  isInternalTool,
   MemoryDeleteArgs,
   MemoryGetArgs,
   MemoryListArgs,
@@ -71,21 +43,13 @@ export {
   SleepArgs,
   SubagentAwaitArgs,
   SubagentKillArgs,
-  SubagentListArgs,
   SubagentRunArgs,
   SubagentSendArgs,
   SubagentStatusArgs,
 } from './internal-catalog.js';
 export {
-  ArgPredicateSchema,
-  CallerKindSchema,
-  EXEC_OFFLINE_TAGS,
   EXEC_TRIFECTA_TAGS,
   HTTP_FETCH_TAGS,
-  MAX_MATCH_INPUT_CHARS,
-  MAX_PATTERN_CHARS,
-  PolicyActionSchema,
-  PolicyMatchSchema,
   PolicyRuleSchema,
   PolicyRulesSchema,
   ToolPatternSchema,
@@ -93,26 +57,15 @@ export {
   couldApply,
   effectiveServerTags,
   evaluatePolicy,
-  evaluatePredicate,
   execTrifectaTags,
   gatedTools,
-  matchesStatic,
-  type ArgPredicate,
   type CallerKind,
-  type PolicyAction,
   type PolicyCall,
-  type PolicyMatch,
   type PolicyRule,
-  type PolicyVerdict,
-  type PredicateResult,
-  type TrifectaCheck,
-  type TrifectaLegs,
-  type TrifectaOptions,
 } from './policy/index.js';
 export {
   toolError,
   toolRefusal,
-  type CallMeta,
   type Tool,
   type ToolCallContext,
   type ToolHost,
@@ -120,24 +73,16 @@ export {
   type ToolOutput,
   type ToolSource,
 } from './tool.js';
-export { ToolRegistry, type ToolRegistryOptions } from './tool-registry.js';
-export { ToolSet } from './tool-set.js';
-export {
-  GuardedTools,
-  type EgressApproval,
-  type GuardedToolsOptions,
-  type ToolProfile,
-} from './guarded-tools.js';
+export { ToolRegistry } from './tool-registry.js';
+export { GuardedTools, type EgressApproval, type ToolProfile } from './guarded-tools.js';
 export {
   DETECTOR_RULES,
   detectInjection,
   isolationPrompt,
   mintMarker,
   wrapUntrusted,
-  type BoundaryOptions,
 } from './content/index.js';
 export {
-  DEFAULT_CALL_TIMEOUT_MS,
   MCP_META_KEYS,
   McpConnection,
   McpToolSource,
@@ -145,17 +90,8 @@ export {
   connectMcpServers,
   mcpToolNames,
   resolveReferences,
-  toMcpMeta,
-  type CloseOutcome,
-  type ConnectMcpServerOptions,
-  type ConnectMcpServersOptions,
-  type McpFailureKind,
-  type McpCallOptions,
   type McpCallResult,
-  type McpListedTool,
   type McpServerSet,
-  type McpToolSourceOptions,
-  type SkippedMcpServer,
 } from './mcp/index.js';
 export {
   defineTool,
@@ -163,5 +99,4 @@ export {
   hostToolFor,
   type HostTool,
   type HostToolContext,
-  type HostToolSpec,
 } from './host-tool.js';

@@ -29,7 +29,7 @@ export const EgressApprovalArgs = z.strictObject({
 });
 
 /** What a `subagent.run` may ask for: a share of what its caller has left, never more. */
-export const BudgetRequestSchema = z.strictObject({
+const BudgetRequestSchema = z.strictObject({
   tokens: z
     .number()
     .int()
@@ -131,7 +131,7 @@ export const SubagentAwaitArgs = z.strictObject({
     .optional()
     .describe('Give up waiting after this many milliseconds (the sub-agent keeps running).'),
 });
-export const SubagentListArgs = z.strictObject({});
+const SubagentListArgs = z.strictObject({});
 /** Durable memory's bounds: every entry is shared by every run on the store, for as long as it lives. */
 export const MEMORY_BOUNDS = {
   /** Characters of a key (or a prefix to list). */
@@ -261,10 +261,6 @@ export function internalToolDefs(): readonly ToolDef[] {
     input_schema: z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }),
   }));
   return definitions;
-}
-
-export function isInternalTool(name: string): boolean {
-  return CATALOG.some((tool) => tool.name === name);
 }
 
 /** The zod schema of an internal tool's arguments. */

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startUi } from '../../src/dashboard/ui-server.js';
+import { startUi } from '../../src/serve/ui-server.js';
 import { describeWithBrowser, newPage, screenshot } from '../helpers/browser.js';
 import { seedBigRun } from '../helpers/seed-store.js';
 import { callRpc, serveInProcess, userMessage } from '../helpers/serve.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUi, type RunningUi } from '../../src/dashboard/ui-server.js';
+import { startUi, type RunningUi } from '../../src/serve/ui-server.js';
 import { seedBigRun } from '../helpers/seed-store.js';
 import { callRpc, serveInProcess, userMessage } from '../helpers/serve.js';
 

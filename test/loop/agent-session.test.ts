@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/intel/index.js';
 import { AgentSession, type SessionHooks } from '../../src/loop/index.js';
 import { ArborError, LimitsSchema, type TranscriptMessage } from '../../src/protocol/index.js';
-import { ToolSet, type Tool } from '../../src/tools/index.js';
+import type { Tool } from '../../src/tools/index.js';
+import { ToolSet } from '../helpers/tool-set.js';
 import { fakeLlm, steps, testIntel } from '../helpers/fake-llm.js';
 
 /** A test tool that waits, and records when it started and finished. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/intel/index.js';
 import { AgentSession } from '../../src/loop/index.js';
 import { LimitsSchema, type Dialect } from '../../src/protocol/index.js';
-import { ToolSet } from '../../src/tools/index.js';
+import { ToolSet } from '../helpers/tool-set.js';
 import { fakeLlm, steps, testIntel } from '../helpers/fake-llm.js';
 
 const ANSWER = 'The first part of a long answer, and then the second part that follows it.';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import { CarriedGates, nextGateNumber, pendingGates } from '../../src/supervisor/carried-gates.js';
 import { HumanGates, type HumanResponder } from '../../src/supervisor/index.js';
-import type { GateRecord } from '../../src/supervisor/store-port.js';
+import type { GateRecord } from '../../src/store/store-port.js';
 
 const gate = (id: string, question: string, status: GateRecord['status']): GateRecord => ({
   runId: 'r',

@@ -10,7 +10,7 @@ import { ResumedRun, resumeTemplate } from '../../src/supervisor/resumed-run.js'
 import { resumedLimits } from '../../src/runtime/resume-plan.js';
 import type { TreeNode } from '../../src/supervisor/tree.js';
 import type { RootTemplate } from '../../src/supervisor/supervisor-options.js';
-import type { NodeRecord, NodeStatus } from '../../src/supervisor/store-port.js';
+import type { NodeRecord, NodeStatus } from '../../src/store/store-port.js';
 
 const usage = { input_tokens: 0, output_tokens: 0 };
 

@@ -4,13 +4,13 @@ import { SensitiveMatcher } from '../../src/authority/sensitive-paths.js';
 import type { JsonObject, RuntimeTrifecta } from '../../src/protocol/index.js';
 import {
   GuardedTools,
-  ToolSet,
   toolError,
   toolRefusal,
   type EgressApproval,
   type Tool,
   type ToolProfile,
 } from '../../src/tools/index.js';
+import { ToolSet } from '../helpers/tool-set.js';
 
 const MARKER = 'abcdef0123456789abcdef01';
 

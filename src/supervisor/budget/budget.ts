@@ -1,6 +1,6 @@
 import type { ControlFrame, Usage } from '../../protocol/index.js';
 import type { BudgetRequest } from '../../tools/index.js';
-import type { RunStore } from '../store-port.js';
+import type { RunStore } from '../../store/store-port.js';
 import { Ledger, type Grant } from './ledger.js';
 import { BudgetWindows, type BudgetWindow } from './windows.js';
 

@@ -1,14 +1,3 @@
 export { Budget, type BudgetSettings, type CallerBudget, type Share } from './budget.js';
-export {
-  Ledger,
-  OVERDRAW_WAIT_MS,
-  type Grant,
-  type LedgerAdmission,
-  type SpentLimit,
-} from './ledger.js';
-export {
-  BudgetWindowSchema,
-  BudgetWindows,
-  type BudgetWindow,
-  type WindowDecision,
-} from './windows.js';
+export { Ledger, OVERDRAW_WAIT_MS, type Grant } from './ledger.js';
+export { BudgetWindowSchema, type BudgetWindow } from './windows.js';

@@ -7,7 +7,7 @@ export interface Grant {
 }
 
 /** Which limit refused a call. */
-export type SpentLimit = 'tokens' | 'usd';
+type SpentLimit = 'tokens' | 'usd';
 
 export type LedgerAdmission =
   | { ok: true }

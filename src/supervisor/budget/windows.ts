@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RunStore } from '../store-port.js';
+import type { RunStore } from '../../store/store-port.js';
 
 const PERIOD_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 

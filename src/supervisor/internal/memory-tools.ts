@@ -6,7 +6,7 @@ import {
   type MemoryListArgs,
   type MemorySetArgs,
 } from '../../tools/index.js';
-import type { RunStore } from '../store-port.js';
+import type { RunStore } from '../../store/store-port.js';
 import { fail, ok, type ToolAnswer } from './tool-answer.js';
 
 const LIST_LIMIT = 200;

@@ -19,7 +19,7 @@ import {
 import type { HumanGates } from '../human-gates.js';
 import type { LiveNode } from '../live-node.js';
 import { sleep } from '../sleep.js';
-import type { RunStore } from '../store-port.js';
+import type { RunStore } from '../../store/store-port.js';
 import { memoryTools } from './memory-tools.js';
 import { subagentTools, type SubagentApi } from './subagent-tools.js';
 import { fail, ok, type ToolAnswer } from './tool-answer.js';

@@ -44,12 +44,7 @@ function isAnswer(value: LiveNode | ToolAnswer): value is ToolAnswer {
 }
 
 /** A child's result as its parent sees it: status, distilled result, own and subtree usage. */
-export function report(
-  api: SubagentApi,
-  target: LiveNode,
-  outcome: Outcome,
-  end?: ChildEnd,
-): ToolAnswer {
+function report(api: SubagentApi, target: LiveNode, outcome: Outcome, end?: ChildEnd): ToolAnswer {
   const body = {
     handle: target.node.id,
     status: outcome.status,

@@ -18,7 +18,7 @@ export interface RunCommandOptions {
 }
 
 /** How a command was stopped before it finished on its own. */
-export interface CommandStop {
+interface CommandStop {
   why: 'timeout' | 'cancelled';
   /** SIGKILL was needed: the group outlived SIGTERM by the grace period. */
   forced: boolean;

@@ -160,7 +160,7 @@ const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF\u180E\u00AD]/gu;
 const BIDI_OVERRIDE = /[\u202A-\u202E\u2066-\u2069]/u;
 
 /** Longest text scanned, in characters: the rest is not looked at (the boundary still holds it). */
-export const MAX_SCANNED_CHARS = 200_000;
+const MAX_SCANNED_CHARS = 200_000;
 
 /** Which rules fired on `text`, in rule order; empty when nothing looks like an injection. */
 export function detectInjection(text: string): string[] {

@@ -1,8 +1,2 @@
-export { DETECTOR_RULES, MAX_SCANNED_CHARS, detectInjection } from './detect-injection.js';
-export {
-  isolationPrompt,
-  limitBytes,
-  mintMarker,
-  wrapUntrusted,
-  type BoundaryOptions,
-} from './untrusted-boundary.js';
+export { DETECTOR_RULES, detectInjection } from './detect-injection.js';
+export { isolationPrompt, limitBytes, mintMarker, wrapUntrusted } from './untrusted-boundary.js';

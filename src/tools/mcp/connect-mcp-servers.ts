@@ -11,7 +11,7 @@ export interface ConnectMcpServersOptions
 }
 
 /** An optional server that could not be connected, and why (an `mcp_unavailable` message). */
-export interface SkippedMcpServer {
+interface SkippedMcpServer {
   name: string;
   reason: string;
   error: ArborError;

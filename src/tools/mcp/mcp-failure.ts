@@ -2,7 +2,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ArborError, isArborError } from '../../protocol/index.js';
 
 /** Why a server could not be connected. */
-export type McpFailureKind =
+type McpFailureKind =
   /** A `{{secret:…}}`/`{{env:…}}` reference did not resolve. */
   | 'config'
   /** The stdio command could not be started (not found, not executable). */

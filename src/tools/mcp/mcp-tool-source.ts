@@ -5,7 +5,7 @@ import { createMcpTool } from './mcp-tool.js';
 import { mcpToolNames } from './tool-names.js';
 
 /** How long one MCP tool call may take by default: 600 s, as agentd caps it. */
-export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
+const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 
 export interface McpToolSourceOptions {
   /** How long one tool call may take, in milliseconds (default 600 000). */

@@ -1,5 +1,5 @@
 /** How a stdio server's process ended when arbor closed it. */
-export type StopHow =
+type StopHow =
   /** It had already exited (a crash, or an earlier close). */
   | 'already_exited'
   /** It exited on its own once its stdin closed, as MCP servers should. */

@@ -18,12 +18,12 @@ import type { JsonObject } from '../../protocol/index.js';
  */
 
 /** Longest regular expression a rule may hold, in characters. */
-export const MAX_PATTERN_CHARS = 256;
+const MAX_PATTERN_CHARS = 256;
 /**
  * Longest value `matches` tests, in characters. A backtracking regex over a huge model-written
  * string could stall the supervisor; a longer value cannot be evaluated and fails closed.
  */
-export const MAX_MATCH_INPUT_CHARS = 4096;
+const MAX_MATCH_INPUT_CHARS = 4096;
 
 const ScalarSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 type Scalar = z.infer<typeof ScalarSchema>;

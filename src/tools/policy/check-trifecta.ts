@@ -12,7 +12,7 @@ const LEGS: readonly TrifectaTag[] = ['untrusted_input', 'sensitive', 'egress'];
 export const EXEC_TRIFECTA_TAGS: readonly TrifectaTag[] = ['sensitive', 'egress'];
 
 /** What `exec` brings inside the sandbox without network: it can read, but not send. */
-export const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
+const EXEC_OFFLINE_TAGS: readonly TrifectaTag[] = ['sensitive'];
 
 /**
  * What the built-in `http.fetch` brings: outside content (`untrusted_input`) and a way out
@@ -35,7 +35,7 @@ export function effectiveServerTags(tags: readonly TrifectaTag[]): readonly Trif
 }
 
 /** For each leg, the names of the sources that bring it. */
-export type TrifectaLegs = Record<TrifectaTag, string[]>;
+type TrifectaLegs = Record<TrifectaTag, string[]>;
 
 export type TrifectaCheck =
   | {

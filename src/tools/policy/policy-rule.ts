@@ -3,11 +3,11 @@ import { PositiveIntSchema, TrifectaTagSchema } from '../../protocol/index.js';
 import { ArgPredicateSchema } from './arg-predicate.js';
 
 /** Who is making a call: the root agent, a delegated subagent, or a plan leaf. */
-export const CallerKindSchema = z.enum(['root', 'subagent', 'plan']);
+const CallerKindSchema = z.enum(['root', 'subagent', 'plan']);
 export type CallerKind = z.infer<typeof CallerKindSchema>;
 
 /** What a rule does with a call it matches: let it run, refuse it, or ask a human first. */
-export const PolicyActionSchema = z.enum(['allow', 'deny', 'ask']);
+const PolicyActionSchema = z.enum(['allow', 'deny', 'ask']);
 export type PolicyAction = z.infer<typeof PolicyActionSchema>;
 
 /** A tool-name pattern with the allow-list syntax: `*`, an exact name, or `prefix*`. */
@@ -22,7 +22,7 @@ export const ToolPatternSchema = z
  * When a rule applies. Every condition given must hold (they are ANDed, so adding one only
  * narrows the rule); a rule with no condition matches every call.
  */
-export const PolicyMatchSchema = z.strictObject({
+const PolicyMatchSchema = z.strictObject({
   /** The tool's arbor name (`exec`, `fs.write`, `github.create_issue`), allow-list syntax. */
   tool: ToolPatternSchema.optional(),
   /** Trifecta tags the tool's server must carry, all of them. */

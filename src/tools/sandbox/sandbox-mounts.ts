@@ -5,7 +5,7 @@ import type { FsView } from './fs-view.js';
 import { guardGitDirs } from './git-guard.js';
 
 /** Why a mount is there: for messages, and for the property test of what a sandbox may see. */
-export type MountWhy =
+type MountWhy =
   'system' | 'toolchain' | 'fs_read' | 'fs_write' | 'private' | 'pin' | 'protect' | 'link';
 
 /** One bubblewrap mount operation, applied in order (a later mount covers an earlier one). */
@@ -47,7 +47,7 @@ export interface MountPlan {
 }
 
 /** Where a command's private home lives when the grant does not include the real one. */
-export const PRIVATE_HOME = '/tmp/home';
+const PRIVATE_HOME = '/tmp/home';
 
 /** System directories needed to run programs, mounted read-only (or as the symlinks they are). */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -243,7 +243,7 @@ function toolchainSecrets(binds: readonly Bind[], fs: FsView): ProtectedPath[] {
 }
 
 /** A grant entry the sandbox did not mount, and why. */
-export interface SkippedEntry {
+interface SkippedEntry {
   path: string;
   why: string;
 }

@@ -1,6 +1,6 @@
-import type { FleetSettings } from '../config/fleet-settings.js';
+import type { FleetSettings } from './fleet-settings.js';
 import type { FleetPort } from '../supervisor/index.js';
-import { FleetKey } from './fleet-key.js';
+import { FleetKey } from '../fleet/fleet-key.js';
 
 /** A connected fleet a runtime owns: closed with it. */
 export interface OpenFleet extends FleetPort {
@@ -18,7 +18,7 @@ export async function openFleet(
 ): Promise<OpenFleet | undefined> {
   if (settings === undefined) return undefined;
   const key = FleetKey.fromEnv(env);
-  const { Fleet } = await import('./fleet.js');
+  const { Fleet } = await import('../fleet/fleet.js');
   return Fleet.connect({
     url: settings.url,
     key,

@@ -7,9 +7,9 @@ import type {
 } from '../protocol/index.js';
 
 /**
- * What the supervisor records, and the port it records through. The supervisor owns this
- * interface; `src/store/` implements it (SQLite by default), so a server database can stand in.
- * Payloads reaching the store are always redacted first.
+ * What the supervisor records, and the port it records through. The supervisor is its user; it
+ * lives here, beside the SQLite store that implements it, so the store imports nothing above it
+ * and a server database can stand in. Payloads reaching the store are always redacted first.
  */
 
 /**

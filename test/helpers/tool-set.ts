@@ -1,4 +1,5 @@
-import { type ToolCall, type ToolDef } from '../protocol/index.js';
+import { isToolAllowed } from '../../src/authority/index.js';
+import type { ToolCall, ToolDef } from '../../src/protocol/index.js';
 import {
   toolError,
   toolRefusal,
@@ -6,12 +7,12 @@ import {
   type ToolCallContext,
   type ToolHost,
   type ToolOutput,
-} from './tool.js';
-import { isToolAllowed } from '../authority/index.js';
+} from '../../src/tools/index.js';
 
 /**
- * A fixed set of tools filtered by an allow-list. The filter applies to what the model sees and to
- * dispatch alike: a tool outside the grant is invisible and refused.
+ * A tool host for tests (agents get a `ToolRegistry`): a fixed set of tools filtered by an
+ * allow-list. The filter applies to what the model sees and to dispatch alike: a tool outside the
+ * grant is invisible and refused.
  */
 export class ToolSet implements ToolHost {
   readonly #tools = new Map<string, Tool>();

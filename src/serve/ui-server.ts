@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { ArborError } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
-import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from '../serve/body-limit.js';
-import { allowedHosts, isLoopback, listen } from '../serve/serve.js';
-import { dashboardApp } from './routes.js';
-import { OneTimeToken, Sessions } from './sessions.js';
+import { dashboardApp } from '../dashboard/routes.js';
+import { OneTimeToken, Sessions } from '../dashboard/sessions.js';
+import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
+import { allowedHosts, isLoopback, listen } from './serve.js';
 
 export interface UiOptions {
   /** The store to browse. */
