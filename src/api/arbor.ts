@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_DURATION_MS, parseDuration, resolveGrant } from '../config/index.js';
+import { MAX_DURATION_MS, openRuntime, parseDuration, resolveGrant } from '../config/index.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
-import { ArborError, urlSecrets, type Caveats } from '../protocol/index.js';
+import { ArborError, type Caveats } from '../protocol/index.js';
 import {
   checkRunLog,
   continuedRun,
@@ -12,8 +12,8 @@ import {
   prepareRunSafety,
   preparePlan,
   runLogRun,
-  Runtime,
   startPlan,
+  type Runtime,
   type RunConfig,
   type RunSafety,
   type RunStart,
@@ -28,9 +28,6 @@ import {
 } from '../supervisor/index.js';
 import { probeSandbox, type HostTool } from '../tools/index.js';
 import type { SqliteStore } from '../store/index.js';
-import { openFleet, type OpenFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/open-tracing.js';
-import type { Tracing } from '../telemetry/tracing.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';
@@ -59,55 +56,34 @@ export class Arbor {
   private constructor(
     options: ArborOptions,
     env: NodeJS.ProcessEnv,
-    settings: OpenSettings & {
-      childCommand: ChildCommand | undefined;
-      tracing?: Tracing | undefined;
-      fleet?: OpenFleet | undefined;
-      /** Credentials of the host no run may show (`arbor serve`'s tokens). */
-      secrets?: readonly string[];
-    },
+    settings: OpenSettings,
+    runtime: Runtime,
   ) {
     this.#options = options;
     this.#env = env;
     this.#settings = settings;
-    this.#runtime = new Runtime({
-      storePath: settings.base.dbPath,
-      env,
-      cwd: settings.cwd,
-      pool: settings.base.pool,
-      ...(options.tools === undefined ? {} : { hostTools: options.tools }),
-      ...(settings.childCommand === undefined ? {} : { childCommand: settings.childCommand }),
-      ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),
-      ...(settings.fleet === undefined ? {} : { fleet: settings.fleet }),
-      secrets: [
-        ...(settings.secrets ?? []),
-        ...(settings.base.fleet === undefined ? [] : urlSecrets(settings.base.fleet.url)),
-      ],
-    });
-    this.runs = new RunHistory(this.#runtime.store);
+    this.#runtime = runtime;
+    this.runs = new RunHistory(runtime.store);
   }
 
   /**
    * @internal An instance on settings already resolved (`arbor serve` resolves them as `arbor run`
    * does, flags and all), with its store for the server's own tables.
    */
-  static withSettings(
+  static async withSettings(
     settings: OpenSettings,
     env: NodeJS.ProcessEnv,
     secrets: { files: readonly string[]; values: readonly string[] } = { files: [], values: [] },
     tools: readonly HostTool[] = [],
-    tracing?: Tracing,
-    fleet?: OpenFleet,
-  ): { arbor: Arbor; store: SqliteStore } {
-    const arbor = new Arbor({ tools }, env, {
-      ...settings,
-      childCommand: undefined,
-      tracing,
-      fleet,
+  ): Promise<{ arbor: Arbor; store: SqliteStore }> {
+    const runtime = await openRuntime(settings.base, env, {
+      cwd: settings.cwd,
+      hostTools: tools,
       secrets: secrets.values,
     });
+    const arbor = new Arbor({ tools }, env, settings, runtime);
     arbor.#secretFiles = secrets.files;
-    return { arbor, store: arbor.#runtime.store };
+    return { arbor, store: runtime.store };
   }
 
   /** Validates every option, resolves credentials and opens the store. Bad options throw a `config` error naming them. */
@@ -116,9 +92,12 @@ export class Arbor {
     if (options.tools !== undefined) checkTools(options.tools);
     const childCommand = commandOf(options.childCommand);
     const settings = await openSettings(options, env);
-    const tracing = await openTracing(env, settings.base.tracing);
-    const fleet = await openFleet(settings.base.fleet, env);
-    return new Arbor(options, env, { ...settings, childCommand, tracing, fleet });
+    const runtime = await openRuntime(settings.base, env, {
+      cwd: settings.cwd,
+      ...(options.tools === undefined ? {} : { hostTools: options.tools }),
+      ...(childCommand === undefined ? {} : { childCommand }),
+    });
+    return new Arbor(options, env, settings, runtime);
   }
 
   /** Starts a root agent on `instruction`. */

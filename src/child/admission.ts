@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { ArborError } from '../protocol/index.js';
 import type { Admission } from '../loop/index.js';
 import type { ControlChannel } from './control-channel.js';
@@ -28,25 +29,17 @@ export function admitOverChannel(channel: ControlChannel, writer: FrameWriter) {
           },
         );
       }
-      await abortableDelay(grant.wait_ms, options.signal);
+      await waitForBudget(grant.wait_ms, options.signal);
     }
   };
 }
 
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new ArborError('cancelled', 'cancelled while waiting for budget'));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new ArborError('cancelled', 'cancelled while waiting for budget'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits as the supervisor said; a cancel while waiting is the `cancelled` error. */
+async function waitForBudget(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await wait(ms, undefined, { signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    throw new ArborError('cancelled', 'cancelled while waiting for budget', { cause: error });
+  }
 }

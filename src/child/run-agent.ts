@@ -1,6 +1,12 @@
-import { AgentSession, buildSystemPrompt, seedTranscript, type TurnReport } from '../loop/index.js';
+import {
+  buildSystemPrompt,
+  seedTranscript,
+  type AgentSession,
+  type TurnReport,
+} from '../loop/index.js';
 import type { Outcome } from '../protocol/index.js';
-import { applyParkedSwap, channelHooks, type ChildContext } from './child-context.js';
+import { applyParkedSwap, type ChildContext } from './child-context.js';
+import { childSession } from './child-session.js';
 import { isolationMarker } from './child-guard.js';
 import { sendTranscript } from './transcript-sender.js';
 import { conversationSeed } from '../authority/index.js';
@@ -13,8 +19,7 @@ import { conversationSeed } from '../authority/index.js';
  */
 export async function runAgent(context: ChildContext): Promise<void> {
   const { payload, channel, writer } = context;
-  const session = new AgentSession({
-    model: context.model,
+  const session = childSession(context, {
     tools: context.tools,
     system: buildSystemPrompt({
       orchestrator: payload.orchestrator,
@@ -30,17 +35,6 @@ export async function runAgent(context: ChildContext): Promise<void> {
     ],
     resumed: payload.resume !== undefined,
     limits: payload.limits,
-    hooks: channelHooks(context),
-    logContent: payload.telemetry.log_content,
-    offerFinish: context.offerFinish,
-    ...(context.capture === undefined ? {} : { capture: context.capture }),
-    identity: {
-      runId: payload.telemetry.run_id,
-      nodeId: payload.telemetry.node_id,
-      ...(payload.telemetry.traceparent === undefined
-        ? {}
-        : { traceparent: payload.telemetry.traceparent }),
-    },
   });
 
   // The starting transcript is recorded first, so a crash at any later point can resume from it.

@@ -1,6 +1,6 @@
-import { AgentSession } from '../loop/index.js';
 import type { TurnSpec } from '../protocol/index.js';
-import { channelHooks, type ChildContext } from './child-context.js';
+import type { ChildContext } from './child-context.js';
+import { childSession } from './child-session.js';
 import { isolationNote } from './run-agent.js';
 import { turnTools } from './turn-tools.js';
 import { isolationPrompt } from '../tools/content/index.js';
@@ -11,24 +11,12 @@ import { isolationPrompt } from '../tools/content/index.js';
  */
 export async function runTurnWorker(context: ChildContext, turn: TurnSpec): Promise<void> {
   const { payload, writer } = context;
-  const hooks = channelHooks(context, { admission: turn.budget_admission });
-  const session = new AgentSession({
-    model: context.model,
+  const session = childSession(context, {
     tools: turnTools(turn, context.tools, context.channel, writer),
     system: withIsolationNote(turn.system, isolationNote(payload)),
     transcript: turn.messages,
     limits: { ...payload.limits, max_steps: turn.max_rounds ?? payload.limits.max_steps },
-    hooks,
-    logContent: payload.telemetry.log_content,
-    offerFinish: context.offerFinish,
-    ...(context.capture === undefined ? {} : { capture: context.capture }),
-    identity: {
-      runId: payload.telemetry.run_id,
-      nodeId: payload.telemetry.node_id,
-      ...(payload.telemetry.traceparent === undefined
-        ? {}
-        : { traceparent: payload.telemetry.traceparent }),
-    },
+    admission: turn.budget_admission,
   });
   const report = await session.runTurn(undefined, { signal: context.channel.signal });
   writer.send({

@@ -1,5 +1,5 @@
 import { ArborError } from '../protocol/index.js';
-import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
+import { DEFAULT_DB_PATH, withStore } from '../store/index.js';
 import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { chosen, gateChoices, showChoices } from './terminal-responder.js';
@@ -34,8 +34,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
     db: { type: 'string' },
     all: { type: 'boolean' },
   });
-  const store = new SqliteStore(values.db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH);
-  try {
+  return withStore(values.db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH, async (store) => {
     const gates = store.listGates({
       ...(values.run === undefined ? {} : { runId: values.run }),
       ...(values.all === true ? {} : { status: 'open' }),
@@ -47,9 +46,7 @@ async function list(args: string[], io: CliIo): Promise<number> {
     }
     await write(io.stdout, text);
     return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  });
 }
 
 async function answer(args: string[], io: CliIo): Promise<number> {
@@ -63,8 +60,7 @@ async function answer(args: string[], io: CliIo): Promise<number> {
   if (runId === undefined || gateId === undefined || words.length === 0) {
     throw usageError('Expected `arbor gate answer <run-id> <gate-id> <answer>`.');
   }
-  const store = new SqliteStore(values.db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH);
-  try {
+  return withStore(values.db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH, async (store) => {
     const gate = store.getGate(runId, gateId);
     if (gate === undefined)
       throw new ArborError('usage', `No gate \`${gateId}\` in run \`${runId}\`.`);
@@ -84,7 +80,5 @@ async function answer(args: string[], io: CliIo): Promise<number> {
     }
     await write(io.stdout, `answered ${runId} ${gateId}\n`);
     return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  });
 }

@@ -1,22 +1,19 @@
 import { existsSync } from 'node:fs';
 import { planWarnings, runLogPath, type Plan } from '../plan/index.js';
-import { isArborError, urlSecrets, type IntelConfig } from '../protocol/index.js';
+import { isArborError, type IntelConfig } from '../protocol/index.js';
 import {
   checkRunLog,
   continuedRun,
   EXIT,
   mintRunId,
   preparePlan,
-  Runtime,
   startPlan,
   type PlanEnd,
 } from '../runtime/index.js';
-import { SqliteStore } from '../store/index.js';
+import { withStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
-import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/open-tracing.js';
 import { write, type CliIo } from './output.js';
 import { parsePlanArgs } from './plan-load.js';
 import {
@@ -27,7 +24,13 @@ import {
 } from './plan-run-options.js';
 import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
-import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import {
+  openRuntime,
+  recordIntel,
+  resolveRunSettings,
+  validateAll,
+  type RunSettings,
+} from '../config/index.js';
 import { recordedPlanIntelligence } from './recorded-run.js';
 import { installRunSignals } from './run-signals.js';
 import { routeWarnings } from './process-warnings.js';
@@ -171,15 +174,8 @@ async function runPlanWithStore(context: PlanRunContext): Promise<number> {
 async function runPlanOnce(context: PlanRunContext, runId: string): Promise<number> {
   const { plan, flags, settings, io } = context;
   const env = io.env;
-  const tracing = await openTracing(env, settings.tracing);
-  const fleet = await openFleet(settings.fleet, env);
-  const runtime = new Runtime({
-    ...(fleet === undefined ? {} : { fleet }),
-    storePath: settings.dbPath,
-    env,
-    ...(settings.fleet === undefined ? {} : { secrets: urlSecrets(settings.fleet.url) }),
-    ...(tracing === undefined ? {} : { tracing }),
-  });
+  // The same runtime `arbor run` opens, the pool (`--pool`) included.
+  const runtime = await openRuntime(settings, env);
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {
@@ -261,12 +257,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
 
 /** The interrupted run a resume continues, if any (see `continuedRun`). */
 function runToContinue(dbPath: string, runId: string | undefined): string | undefined {
-  const store = new SqliteStore(dbPath);
-  try {
-    return continuedRun(store, runId);
-  } finally {
-    store.close();
-  }
+  return withStore(dbPath, (store) => continuedRun(store, runId));
 }
 
 /** A run-log is trusted only as the bytes its run last wrote (see `checkRunLog`). */
@@ -275,10 +266,5 @@ async function verifyRunLog(
   runId: string | undefined,
   dbPath: string,
 ): Promise<void> {
-  const store = new SqliteStore(dbPath);
-  try {
-    await checkRunLog(file, runId, store);
-  } finally {
-    store.close();
-  }
+  await withStore(dbPath, (store) => checkRunLog(file, runId, store));
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import { recordedIntelOf, type RecordedIntel } from '../config/index.js';
 import { runLogPath } from '../plan/index.js';
-import { SqliteStore } from '../store/index.js';
+import { withStore } from '../store/index.js';
 
 /**
  * The intelligence run `runId` recorded in the store at `dbPath`, or `undefined` when the store,
@@ -10,13 +10,10 @@ import { SqliteStore } from '../store/index.js';
  */
 export function recordedIntelligence(dbPath: string, runId: string): RecordedIntel | undefined {
   if (dbPath !== ':memory:' && !existsSync(dbPath)) return undefined;
-  const store = new SqliteStore(dbPath);
-  try {
+  return withStore(dbPath, (store) => {
     const run = store.getRun(runId);
     return run === undefined ? undefined : recordedIntelOf(run.meta);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /**

@@ -1,3 +1,5 @@
+import { DEFAULT_LIMITS } from '../protocol/index.js';
+
 /** The flags of `arbor run`, in `node:util` `parseArgs` form. */
 export const RUN_OPTIONS = {
   intel: { type: 'string' },
@@ -53,11 +55,11 @@ Model:
   Credentials come from ARBOR_API_KEY, or OPENAI_API_KEY / ANTHROPIC_API_KEY by dialect.
 
 Limits:
-  --max-steps N            model calls the root may make (default 50)
+  --max-steps N            model calls the root may make (default ${DEFAULT_LIMITS.maxSteps})
   --max-tokens N           tokens the whole tree may use (the ceiling; children get shares)
   --budget-usd X           money the whole tree may spend, priced from intelligence.prices
   --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h, 7d (at most 24d)
-  --max-depth N            levels of delegation allowed below the root (default 3)
+  --max-depth N            levels of delegation allowed below the root (default ${DEFAULT_LIMITS.maxDepth})
 
 Authority (the run's grant; every agent holds at most this; all, none, or a comma list):
   --fs-read PATHS          readable paths (default: the working directory)

@@ -1,12 +1,12 @@
-import { isArborError, urlSecrets, type IntelConfig, type Outcome } from '../protocol/index.js';
+import { isArborError, type IntelConfig, type Outcome } from '../protocol/index.js';
 import {
   mintRunId,
   planResume,
-  Runtime,
+  type Runtime,
   type RunStart,
   type StartedRun,
 } from '../runtime/index.js';
-import { timingFromEnv, type NodeResult, type Supervisor } from '../supervisor/index.js';
+import type { NodeResult, Supervisor } from '../supervisor/index.js';
 import { WarmInput } from './warm-input.js';
 import { ndjsonEvents } from './event-log.js';
 import { EXIT } from '../runtime/index.js';
@@ -14,10 +14,14 @@ import { exitCodeFor } from '../runtime/index.js';
 import { AnswerView } from './answer-view.js';
 import { eventsMode, type EventsMode } from './events-mode.js';
 import { LiveTree } from './live-tree.js';
-import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/open-tracing.js';
 import { write, type CliIo } from './output.js';
-import { recordIntel, resolveRunSettings, validateAll, type RunSettings } from '../config/index.js';
+import {
+  openRuntime,
+  recordIntel,
+  resolveRunSettings,
+  validateAll,
+  type RunSettings,
+} from '../config/index.js';
 import { recordedIntelligence } from './recorded-run.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { installRunSignals } from './run-signals.js';
@@ -108,10 +112,9 @@ async function runSettings(
                 ),
               }),
         };
-  const timing = timingFromEnv(env);
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
-    runWithStore(settings, safety, intelligence, io, env, timing, mockLabel, events, resume),
+    runWithStore(settings, safety, intelligence, io, env, mockLabel, events, resume),
   );
 }
 
@@ -121,7 +124,6 @@ async function runWithStore(
   intelligence: IntelConfig,
   io: CliIo,
   env: NodeJS.ProcessEnv,
-  timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
   events: EventsMode,
   resume: ResumeRequest | undefined,
@@ -129,18 +131,7 @@ async function runWithStore(
   const runId = resume?.runId ?? mintRunId();
   const unrouteWarnings = routeWarnings(events, runId, io);
   try {
-    return await runRoot(
-      settings,
-      safety,
-      intelligence,
-      io,
-      env,
-      timing,
-      mockLabel,
-      events,
-      runId,
-      resume,
-    );
+    return await runRoot(settings, safety, intelligence, io, env, mockLabel, events, runId, resume);
   } finally {
     unrouteWarnings();
   }
@@ -152,23 +143,12 @@ async function runRoot(
   intelligence: IntelConfig,
   io: CliIo,
   env: NodeJS.ProcessEnv,
-  timing: ReturnType<typeof timingFromEnv>,
   mockLabel: string | undefined,
   events: EventsMode,
   runId: string,
   resume: ResumeRequest | undefined,
 ): Promise<number> {
-  const tracing = await openTracing(env, settings.tracing);
-  const fleet = await openFleet(settings.fleet, env);
-  const runtime = new Runtime({
-    ...(fleet === undefined ? {} : { fleet }),
-    storePath: settings.dbPath,
-    env,
-    ...(settings.fleet === undefined ? {} : { secrets: urlSecrets(settings.fleet.url) }),
-    timing,
-    pool: settings.pool,
-    ...(tracing === undefined ? {} : { tracing }),
-  });
+  const runtime = await openRuntime(settings, env);
   // A run that cannot be resumed says why, and nothing announces it as resuming first.
   if (resume !== undefined) {
     try {

@@ -1,7 +1,8 @@
 import { parseAge } from '../config/index.js';
 import { ArborError, replayTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
-import { DEFAULT_DB_PATH, SqliteStore } from '../store/index.js';
+import { DEFAULT_DB_PATH, withStore, type SqliteStore } from '../store/index.js';
+import { sleep } from '../supervisor/index.js';
 import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
 import { duration, oneLine, table, transcriptText, usageText } from './runs-view.js';
@@ -51,7 +52,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
     const since =
       values.since === undefined ? undefined : Date.now() - parseAge(values.since, '--since');
     const limit = values.limit === undefined ? 50 : countOf(values.limit, '--limit');
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       const runs = store
         .listRuns({
           ...(values.status === undefined ? {} : { status: values.status }),
@@ -82,7 +83,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
 
   show: async (args, io) => {
     const { values, runId } = oneRun('runs show', args);
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       const run = mustGetRun(store, runId);
       const nodes = store.listNodes(runId);
       const views = nodeViews(nodes);
@@ -121,7 +122,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
 
   events: async (args, io) => {
     const { values, runId } = oneRun('runs events', args, { follow: { type: 'boolean' } });
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       mustGetRun(store, runId);
       const paths = new Map(store.listNodes(runId).map((node) => [node.id, node.path]));
       let after = 0;
@@ -136,7 +137,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
           await write(io.stdout, `${JSON.stringify(wireLine(runId, record, paths))}\n`);
         }
         if (values.follow !== true || !running) return;
-        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+        await sleep(FOLLOW_POLL_MS);
       }
     });
   },
@@ -148,7 +149,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
       throw usageError(
         'Expected `arbor runs transcript RUN NODE_PATH` (a path such as `0.2`, or a node id such as `n2`).',
       );
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       mustGetRun(store, runId);
       const nodes = store.listNodes(runId);
       const node = nodes.find((n) => n.path === path || n.id === path);
@@ -169,7 +170,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
 
   export: async (args, io) => {
     const { values, runId } = oneRun('runs export', args);
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       const run = mustGetRun(store, runId);
       const nodes = store.listNodes(runId);
       const paths = new Map(nodes.map((node) => [node.id, node.path]));
@@ -196,7 +197,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
     if (values['older-than'] === undefined)
       throw usageError('`arbor runs prune` needs --older-than DURATION (such as `30d`).');
     const before = Date.now() - parseAge(values['older-than'], '--older-than');
-    return withStore(values.db, io, async (store) => {
+    return inStore(values.db, io, async (store) => {
       const ids = store.pruneRuns(before, { dryRun: values['dry-run'] === true });
       const verb = values['dry-run'] === true ? 'would delete' : 'deleted';
       if (values.json === true)
@@ -242,18 +243,14 @@ function mustGetRun(store: SqliteStore, runId: string) {
   return run;
 }
 
-async function withStore(
+/** Runs `body` on the store `--db` (else `ARBOR_DB`, else the default) names. */
+async function inStore(
   db: string | undefined,
   io: CliIo,
   body: (store: SqliteStore) => Promise<void>,
 ): Promise<number> {
-  const store = new SqliteStore(db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH);
-  try {
-    await body(store);
-    return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  await withStore(db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH, body);
+  return EXIT.ok;
 }
 
 function countOf(text: string, name: string): number {

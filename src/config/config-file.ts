@@ -5,6 +5,7 @@ import { BudgetWindowSchema } from '../supervisor/budget/index.js';
 import { PolicyRulesSchema, ToolPatternSchema } from '../tools/index.js';
 import {
   ArborError,
+  DEFAULT_LIMITS,
   McpServerSpecSchema,
   DialectSchema,
   formatIssues,
@@ -102,7 +103,7 @@ export const ConfigFileSchema = z
           .int()
           .positive()
           .optional()
-          .describe('Model calls allowed (default 50).'),
+          .describe(`Model calls allowed (default ${DEFAULT_LIMITS.maxSteps}).`),
         max_tokens: z
           .number()
           .int()
@@ -115,26 +116,26 @@ export const ConfigFileSchema = z
           .int()
           .min(0)
           .optional()
-          .describe('Levels of delegation below the root (default 3).'),
+          .describe(`Levels of delegation below the root (default ${DEFAULT_LIMITS.maxDepth}).`),
         max_breadth: z
           .number()
           .int()
           .positive()
           .optional()
-          .describe('Running children of one caller (default 8).'),
+          .describe(`Running children of one caller (default ${DEFAULT_LIMITS.maxBreadth}).`),
         max_total: z
           .number()
           .int()
           .positive()
           .optional()
-          .describe('Nodes the run may create (default 64).'),
+          .describe(`Nodes the run may create (default ${DEFAULT_LIMITS.maxTotal}).`),
         max_queued: z
           .number()
           .int()
           .min(0)
           .optional()
           .describe(
-            "Spawns that may wait at once for the spawn rate or a caller's breadth (default 64); past it a spawn is refused.",
+            `Spawns that may wait at once for the spawn rate or a caller's breadth (default ${DEFAULT_LIMITS.maxQueued}); past it a spawn is refused.`,
           ),
         spawn_rate: z
           .string()

@@ -1,5 +1,5 @@
 export { AgentSession } from './agent-session.js';
-export type { Admission, SessionHooks, TurnReport } from './session-types.js';
+export type { Admission, SessionHooks, SessionOptions, TurnReport } from './session-types.js';
 export { checkGuards, type TurnBounds } from './guards.js';
 export { LoopDetector } from './loop-detector.js';
 export { OutputCapture } from './output-capture.js';

@@ -146,6 +146,7 @@ export {
   type SwapPolicy,
 } from './intelligence.js';
 export { describeValue, formatIssues, formatPath } from './issues.js';
+export { DEFAULT_LIMITS } from './default-limits.js';
 export {
   LOG_LEVELS,
   LimitsSchema,

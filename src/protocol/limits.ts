@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { DEFAULT_LIMITS } from './default-limits.js';
 import { CountSchema, PositiveIntSchema } from './primitives.js';
 
 /** Bounds a child runs under. The child enforces them itself; the supervisor backs them up. */
 export const LimitsSchema = z.object({
   /** Model calls allowed (per turn for a warm session). */
-  max_steps: PositiveIntSchema.default(50),
+  max_steps: PositiveIntSchema.default(DEFAULT_LIMITS.maxSteps),
   /** Input plus output tokens allowed; absent means no token cap of the child's own. */
   max_tokens: CountSchema.optional(),
   /** Wall-clock allowance from the child's start, in milliseconds; absent means none. */

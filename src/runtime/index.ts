@@ -12,7 +12,7 @@ export { mintRunId } from './run-id.js';
 export { DEFAULTS, type RunConfig, type SecuritySettings } from './settings.js';
 export { prepareRunSafety, trustContext, type RunSafety } from './run-safety.js';
 export { checkRunLog } from './run-log.js';
-export { Runtime, type RunStart, type StartedRun } from './runtime.js';
+export { Runtime, type RunStart, type RuntimeOptions, type StartedRun } from './runtime.js';
 export { startPlan, type PlanEnd } from './plan-session.js';
 export { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 export { preparePlan } from './prepare-plan.js';

@@ -50,8 +50,6 @@ export interface RuntimeOptions {
   env: NodeJS.ProcessEnv;
   /** The working directory of runs (default: the process's). */
   cwd?: string;
-  /** Supervision timings (default: from the environment, else arbor's defaults). */
-  timing?: Timing;
   /** Tools the host process defined, served by the supervisor. */
   hostTools?: readonly HostTool[];
   /** How child processes are started (default: arbor's own child; `ARBOR_CHILD_COMMAND`). */
@@ -109,8 +107,9 @@ export interface StartedRun {
 
 /**
  * The composition root: it holds the store and builds, for each run, the supervisor with its
- * limits, grant, tools and policy. `arbor run`, `arbor plan run|resume` and the library's `Arbor`
- * are shells over it that parse, render and map exit codes.
+ * limits, grant, tools and policy. `openRuntime` (config/) opens it; `arbor run`, `arbor plan
+ * run|resume` and the library's `Arbor` (and so `arbor serve`) are shells over it that parse,
+ * render and map exit codes.
  */
 export class Runtime {
   readonly store: SqliteStore;
@@ -128,7 +127,8 @@ export class Runtime {
   constructor(options: RuntimeOptions) {
     this.#options = options;
     this.#secrets = [...hostSecrets(options.env), ...(options.secrets ?? [])];
-    this.#timing = options.timing ?? timingFromEnv(options.env);
+    // Supervision timings: from the environment, else arbor's defaults.
+    this.#timing = timingFromEnv(options.env);
     this.store = new SqliteStore(options.storePath);
     this.#pool =
       (options.pool ?? 0) > 0

@@ -1,9 +1,10 @@
-import type {
-  A2aPeerSpec,
-  Caveats,
-  McpServerSpec,
-  RuntimeTrifecta,
-  SwapPolicy,
+import {
+  DEFAULT_LIMITS,
+  type A2aPeerSpec,
+  type Caveats,
+  type McpServerSpec,
+  type RuntimeTrifecta,
+  type SwapPolicy,
 } from '../protocol/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
 import type { PolicyRule } from '../tools/index.js';
@@ -57,19 +58,15 @@ export interface RunConfig {
   processOnFleet?: boolean;
 }
 
-/** arbor's defaults, in one place: `arbor run`, `arbor plan run` and the library all use them. */
+/**
+ * arbor's defaults, in one place: `arbor run`, `arbor plan run` and the library all use them. The
+ * limits are `DEFAULT_LIMITS` (protocol/default-limits.ts), which the supervisor falls back on too.
+ */
 export const DEFAULTS = {
-  maxSteps: 50,
-  maxDepth: 3,
-  maxBreadth: 8,
-  maxTotal: 64,
-  maxQueued: 64,
-  /** At most 8 spawns per 2 s across the run. */
-  spawnRate: { count: 8, perMs: 2_000 },
+  ...DEFAULT_LIMITS,
   askFallback: 'fail',
   swapPolicy: 'finish-on-old',
   sandbox: 'auto',
-  budget: { ceiling: {}, onExcess: 'clamp', windows: [] },
 } as const satisfies {
   maxSteps: number;
   maxDepth: number;

@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
-import { openFleet } from '../config/open-fleet.js';
-import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
 import { LEASE_RENEW_MS } from '../store/index.js';
+import { sleep } from '../supervisor/index.js';
 import { ArborA2AHandler } from './a2a-handler.js';
 import { agentCard } from './agent-card.js';
 import { httpApp } from './http-app.js';
@@ -63,10 +62,6 @@ export interface RunningServer {
 /** How long notifications still queued may take to go out when the server stops. */
 const NOTIFY_GRACE_MS = 5000;
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
 /** How long the event loop may go without a tick before `/healthz` says it has stalled. */
 const STALL_MS = 10_000;
 
@@ -83,9 +78,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   await checkOnGate(table, warn);
   const principals = Principals.resolve(table?.principal ?? [], options.env, options.tokenFile);
   const scheduling: ScheduleHost = {};
-  const tracing = await openTracing(options.env, options.settings.tracing);
-  const fleet = await openFleet(options.settings.fleet, options.env);
-  const { arbor, store } = Arbor.withSettings(
+  const { arbor, store } = await Arbor.withSettings(
     { base: options.settings, intelligence: options.intelligence, cwd: options.cwd },
     options.env,
     {
@@ -93,8 +86,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       values: serveSecrets(table, options.env, principals.generated?.token),
     },
     scheduleTools(scheduling),
-    tracing,
-    fleet,
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;
@@ -230,18 +221,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       tasks.drain();
       await triggers.close();
       metrics.ready(false, true);
-      const deadline = new Promise<'timeout'>((resolve) =>
-        setTimeout(() => {
-          resolve('timeout');
-        }, timeoutMs).unref(),
-      );
+      const deadline = sleep(timeoutMs, { ref: false });
       await Promise.race([Promise.all(tasks.live.map((task) => task.done)), deadline]);
       const left = tasks.live.map((task) => task.runId);
       await stopListening();
       clearInterval(heartbeat);
       intel.stop();
       // The last notifications (a task's final state) get a moment to go out.
-      await Promise.race([webhooks.idle(), delay(NOTIFY_GRACE_MS)]);
+      await Promise.race([webhooks.idle(), sleep(NOTIFY_GRACE_MS, { ref: false })]);
       if (left.length === 0) await arbor.close();
       else store.flush();
       return left;
@@ -250,7 +237,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await triggers.close();
       await tasks.cancelAll('the server is closing');
       await stopListening();
-      await Promise.race([webhooks.idle(), delay(NOTIFY_GRACE_MS)]);
+      await Promise.race([webhooks.idle(), sleep(NOTIFY_GRACE_MS, { ref: false })]);
       clearInterval(heartbeat);
       intel.stop();
       await arbor.close();

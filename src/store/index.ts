@@ -1,4 +1,5 @@
 export { availableSqlDrivers, openSqlDatabase } from './open-sql-database.js';
 export { DEFAULT_DB_PATH, SqliteStore } from './sqlite-store.js';
+export { withStore } from './with-store.js';
 export type { ScheduleRecord, TaskRecord } from './rows.js';
 export { LEASE_RENEW_MS } from './run-owner.js';

@@ -1,6 +1,7 @@
 import { CHILD_POOLED_ENV, CHILD_WAITING_MSG } from '../child/pool-signals.js';
 import type { ChildCommand } from './child-entry.js';
 import { ChildProcess } from './child-process.js';
+import { sleep } from './sleep.js';
 
 const REPLENISH_DELAY_MS = 20;
 /** How far back takes count as demand. */
@@ -99,8 +100,7 @@ export class ChildPool {
 
   /** Resolves once the pool holds as many loaded children as it wants. */
   async whenFull(): Promise<void> {
-    while (!this.#closed && this.available < this.target)
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!this.#closed && this.available < this.target) await sleep(5);
   }
 
   /**

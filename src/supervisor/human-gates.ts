@@ -2,6 +2,7 @@ import type { SecretScrubber } from '../protocol/index.js';
 import type { CarriedGates } from './carried-gates.js';
 import type { RecordEvent } from './event-sink.js';
 import { killPoint } from './kill-points.js';
+import { sleep } from './sleep.js';
 import type { GateRecord, RunStore } from '../store/store-port.js';
 
 /** What came back from asking a person. */
@@ -41,15 +42,7 @@ export function storeResponder(store: RunStore, pollMs = 250): HumanResponder {
             reason: `the gate was closed ${current.status}`,
             via: current.via ?? 'cli',
           };
-        await new Promise<void>((resolve) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', done);
-            resolve();
-          };
-          const timer = setTimeout(done, pollMs);
-          signal.addEventListener('abort', done, { once: true });
-        });
+        await sleep(pollMs, { signal });
       }
       return {
         answered: false,

@@ -48,6 +48,7 @@ export {
 export { cut, distillResult } from './distill.js';
 export { LiveNode } from './live-node.js';
 export { callSignal } from './on-abort.js';
+export { sleep } from './sleep.js';
 export { killLadder, type LadderTarget } from './kill-ladder.js';
 export { classify } from './liveness.js';
 export { NodeRunner } from './node-runner.js';

@@ -4,6 +4,7 @@ import type { LadderOutcome } from './kill-ladder.js';
 import type { ChildEnd } from './child-end.js';
 import { ProcessRun, type ProcessRunHandlers } from './process-run.js';
 import { DEFAULT_GOVERNOR, RestartGovernor } from './restart-governor.js';
+import { sleep } from './sleep.js';
 import type { Timing } from './timing.js';
 
 export interface NodeRunnerOptions {
@@ -107,7 +108,7 @@ export class NodeRunner {
         decision.delayMs,
         end.outcome.reason ?? 'crashed',
       );
-      await delay(decision.delayMs, this.#stopped.signal);
+      await sleep(decision.delayMs, { signal: this.#stopped.signal });
       if (this.#isStopped()) return end;
     }
   }
@@ -206,16 +207,4 @@ export class NodeRunner {
     this.#turnsSeen = 0;
     return this.#run;
   }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -32,13 +32,6 @@ export interface SpawnLimits {
   maxQueued?: number;
 }
 
-export const DEFAULT_SPAWN_LIMITS: SpawnLimits = {
-  maxDepth: 3,
-  maxBreadth: 8,
-  maxTotal: 64,
-  maxQueued: 64,
-};
-
 /** What the chokepoint needs to know about the caller: its record, never its claims. */
 export interface Caller {
   node: TreeNode;

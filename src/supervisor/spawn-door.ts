@@ -1,11 +1,10 @@
-import type { SpawnPayload } from '../protocol/index.js';
+import { DEFAULT_LIMITS, type SpawnPayload } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
 import type { Budget, CallerBudget } from './budget/index.js';
 import type { RecordEvent } from './event-sink.js';
 import type { LiveNode } from './live-node.js';
 import {
   admitSpawn,
-  DEFAULT_SPAWN_LIMITS,
   type Admitted,
   type ChokepointContext,
   type Refused,
@@ -45,10 +44,7 @@ export class SpawnDoor {
   constructor(options: SpawnDoorOptions) {
     this.#options = options;
     this.#rate = new SpawnRate(options.rate.count, options.rate.perMs, options.now());
-    this.#queue = new SpawnQueue(
-      options.limits.maxQueued ?? DEFAULT_SPAWN_LIMITS.maxQueued ?? 64,
-      options.now,
-    );
+    this.#queue = new SpawnQueue(options.limits.maxQueued ?? DEFAULT_LIMITS.maxQueued, options.now);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ARBOR_VERSION, type SecretScrubber } from '../protocol/index.js';
+import { ARBOR_VERSION, DEFAULT_LIMITS, type SecretScrubber } from '../protocol/index.js';
 import { Budget } from './budget/index.js';
 import { ChildLauncher } from './child-launcher.js';
 import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
@@ -6,7 +6,6 @@ import type { RecordEvent } from './event-sink.js';
 import type { LiveNode } from './live-node.js';
 import type { NodeEnvironment } from './node-lifecycle.js';
 import { ResumedRun } from './resumed-run.js';
-import { DEFAULT_SPAWN_LIMITS } from './spawn-chokepoint.js';
 import { SpawnDoor } from './spawn-door.js';
 import type { SupervisorOptions } from './supervisor-options.js';
 import { ToolGate } from './tool-gate.js';
@@ -42,10 +41,8 @@ export interface PartsHost {
  */
 export function supervisorParts(options: SupervisorOptions, host: PartsHost): SupervisorParts {
   const { now, record, scrub } = host;
-  const budget = new Budget(
-    options.budget ?? { ceiling: {}, onExcess: 'clamp', windows: [] },
-    options.store,
-  );
+  const { maxDepth, maxBreadth, maxTotal, maxQueued, spawnRate } = DEFAULT_LIMITS;
+  const budget = new Budget(options.budget ?? DEFAULT_LIMITS.budget, options.store);
   let resumed: ResumedRun | undefined;
   if (options.resume !== undefined) {
     const run = new ResumedRun(options.runId, options.store, options.resume);
@@ -73,8 +70,11 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
   });
   const door = new SpawnDoor({
     tree: host.tree,
-    limits: options.limits ?? DEFAULT_SPAWN_LIMITS,
-    rate: { count: options.rate?.count ?? 8, perMs: options.rate?.perMs ?? 2_000 },
+    limits: options.limits ?? { maxDepth, maxBreadth, maxTotal, maxQueued },
+    rate: {
+      count: options.rate?.count ?? spawnRate.count,
+      perMs: options.rate?.perMs ?? spawnRate.perMs,
+    },
     budget,
     cwd,
     now,

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -355,6 +356,6 @@ async function bounded(work: Promise<unknown>, ms: number): Promise<void> {
       () => undefined,
       () => undefined,
     ),
-    new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+    wait(ms, undefined, { ref: false }),
   ]);
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDb } from '../helpers/arbor-process.js';
+import { leafScript, planDir, runRecord } from '../helpers/plan-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
 interface Recorded {
@@ -72,4 +73,48 @@ describe('arbor run --pool', () => {
   it('starts every child cold without it', async () => {
     expect(readiness(await run([]))).toEqual([false, false, false]);
   }, 120_000);
+});
+
+/** Two leaves, one after the other; the first answers slowly enough for a pool to load a child. */
+const CHAIN = `goal = "chain"
+
+[[subtask]]
+id = "a"
+instruction = "Task A: first"
+
+[[subtask]]
+id = "b"
+instruction = "Task B: second"
+deps = ["a"]
+`;
+
+describe('arbor plan run --pool', () => {
+  it.each([
+    [
+      ['--pool', '2'],
+      [false, true],
+    ],
+    [[], [false, false]],
+  ])(
+    'with %j, gives the later leaf a pooled child: %j',
+    async (args, pooled) => {
+      const plan = await planDir(CHAIN, {
+        scripts: [
+          leafScript('Task A', { text: 'A done', delay_ms: 3_000 }),
+          leafScript('Task B', { text: 'B done' }),
+        ],
+      });
+      const cache = mkdtempSync(join(tmpdir(), 'arbor-pool-cache-'));
+      const { code, report, stderr } = await plan.arbor('run', 'plan.toml', args, {
+        ARBOR_CACHE_DIR: cache,
+      });
+      expect(code, stderr).toBe(0);
+      expect(report?.leaves.map((leaf) => leaf.status)).toEqual(['done', 'done']);
+      const { events } = runRecord(plan.db, report?.run_id ?? '');
+      expect(
+        events.filter((event) => event.kind === 'child.ready').map((e) => e.data.pooled === true),
+      ).toEqual(pooled);
+    },
+    120_000,
+  );
 });

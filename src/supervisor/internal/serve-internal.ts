@@ -18,7 +18,7 @@ import {
 } from '../../tools/index.js';
 import type { HumanGates } from '../human-gates.js';
 import type { LiveNode } from '../live-node.js';
-import { onAbort } from '../on-abort.js';
+import { sleep } from '../sleep.js';
 import type { RunStore } from '../../store/store-port.js';
 import { memoryTools } from './memory-tools.js';
 import { subagentTools, type SubagentApi } from './subagent-tools.js';
@@ -83,7 +83,7 @@ export async function serveInternal(
       return memoryTools.delete(store, MemoryDeleteArgs.parse(parsed.data));
     case 'sleep': {
       const { ms } = SleepArgs.parse(parsed.data);
-      await sleep(ms, caller.stopped.signal);
+      await sleep(ms, { signal: caller.stopped.signal });
       return caller.stopped.signal.aborted
         ? fail('Sleep interrupted: the node is stopping.')
         : ok(`Slept ${ms} ms.`);
@@ -143,20 +143,4 @@ async function approveEgress(
 /** The words that approve a gate. */
 export function isYes(answer: string): boolean {
   return /^(y|yes|allow|approve|approved|ok)$/i.test(answer.trim());
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      unsubscribe();
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const unsubscribe = onAbort(signal, done);
-  });
 }
