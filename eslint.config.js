@@ -24,9 +24,9 @@ const EDGE_MODULES = [
   // JSON-RPC request bodies `arbor serve` is sent.
   'src/serve/http-app.ts',
   // Child results that are JSON text, re-parsed for the parent.
-  'src/supervisor/distill.ts',
+  'src/supervisor/node/distill.ts',
   // Log and crash-report lines a child writes on stderr, shown by their message.
-  'src/supervisor/stderr-line.ts',
+  'src/supervisor/node/stderr-line.ts',
   // Jobs and stream entries of the fleet, parsed once their MAC verifies.
   'src/fleet/envelope.ts',
 ];

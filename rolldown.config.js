@@ -46,7 +46,7 @@ export default defineConfig([
     },
   },
   // The child once more, as one CommonJS script with nothing loaded on demand: what
-  // `node --build-snapshot` takes to build the child's start-up snapshot (src/supervisor/child-snapshot.ts).
+  // `node --build-snapshot` takes to build the child's start-up snapshot (src/supervisor/launch/child-snapshot.ts).
   {
     input: 'dist/child/snapshot-main.js',
     platform: 'node',

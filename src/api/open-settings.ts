@@ -5,7 +5,7 @@ import { resolveFleet } from '../config/fleet-settings.js';
 import { resolveCredentials } from '../intel/index.js';
 import { ArborError, formatIssues, type IntelConfig } from '../protocol/index.js';
 import { toCamel } from '../runtime/index.js';
-import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/server-secrets.js';
+import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/spawn/server-secrets.js';
 import { apiKeysOf, configOf } from './config-of.js';
 import type { ArborOptions } from './options.js';
 

@@ -1,6 +1,6 @@
 import { resolveCredentials } from '../intel/index.js';
 import type { IntelConfig } from '../protocol/index.js';
-import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/server-secrets.js';
+import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/spawn/server-secrets.js';
 import type { SqliteStore } from '../store/index.js';
 import {
   failResponder,

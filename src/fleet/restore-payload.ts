@@ -7,7 +7,7 @@ import {
   type SandboxSettings,
   type SpawnPayload,
 } from '../protocol/index.js';
-import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/server-secrets.js';
+import { resolvePeerSecrets, resolveServerSecrets } from '../supervisor/spawn/server-secrets.js';
 
 /** What a worker restores a job's payload from: its own environment and configured servers. */
 export interface WorkerSecrets {

@@ -1,14 +1,14 @@
 import { ARBOR_VERSION, DEFAULT_LIMITS, type SecretScrubber } from '../protocol/index.js';
 import { Budget } from './budget/index.js';
-import { ChildLauncher } from './child-launcher.js';
-import { failResponder, HumanGates, recordedGateEvents } from './human-gates.js';
+import { ChildLauncher } from './launch/child-launcher.js';
+import { failResponder, HumanGates, recordedGateEvents } from './gates/human-gates.js';
 import type { RecordEvent } from './event-sink.js';
-import type { LiveNode } from './live-node.js';
-import type { NodeEnvironment } from './node-lifecycle.js';
-import { ResumedRun } from './resumed-run.js';
-import { SpawnDoor } from './spawn-door.js';
+import type { LiveNode } from './node/live-node.js';
+import type { NodeEnvironment } from './node/node-lifecycle.js';
+import { ResumedRun } from './resume/resumed-run.js';
+import { SpawnDoor } from './spawn/spawn-door.js';
 import type { SupervisorOptions } from './supervisor-options.js';
-import { ToolGate } from './tool-gate.js';
+import { ToolGate } from './gates/tool-gate.js';
 import type { Tree, TreeNode } from './tree.js';
 
 /** The parts a supervisor is made of: its ledger, gates, spawn door and nodes' environment. */

@@ -13,23 +13,28 @@ import {
   type Usage,
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
-import type { ChildEnd } from './child-end.js';
+import type { ChildEnd } from './node/child-end.js';
 import { eventSink, type EventSink } from './event-sink.js';
-import { childTemplate, type ChildPlacement } from './child-template.js';
-import type { HumanGates } from './human-gates.js';
+import { childTemplate, type ChildPlacement } from './spawn/child-template.js';
+import type { HumanGates } from './gates/human-gates.js';
 import { serveInternal, type SubagentApi } from './internal/index.js';
-import { LiveNode, type NodeMode } from './live-node.js';
-import { NodeLifecycle, type NodeEnvironment, type NodeOwner } from './node-lifecycle.js';
-import { nodeRecord } from './node-record.js';
-import { placeNode, type ProviderName } from './providers.js';
-import type { Admitted } from './spawn-chokepoint.js';
-import type { SpawnDoor } from './spawn-door.js';
+import { LiveNode, type NodeMode } from './node/live-node.js';
+import { NodeLifecycle, type NodeEnvironment, type NodeOwner } from './node/node-lifecycle.js';
+import { nodeRecord } from './node/node-record.js';
+import { placeNode, type ProviderName } from './launch/providers.js';
+import type { Admitted } from './spawn/spawn-chokepoint.js';
+import type { SpawnDoor } from './spawn/spawn-door.js';
 import { supervisorParts } from './supervisor-parts.js';
-import { mintPayload } from './mint-payload.js';
-import { stopNodes } from './stop-nodes.js';
-import { resumeTemplate, type Reattach, type ResumedRun } from './resumed-run.js';
-import { adoptReturned, settleUnclaimed, standEnded, type ResumeHost } from './resume-adoption.js';
-import type { ToolGate } from './tool-gate.js';
+import { mintPayload } from './spawn/mint-payload.js';
+import { stopNodes } from './node/stop-nodes.js';
+import { resumeTemplate, type Reattach, type ResumedRun } from './resume/resumed-run.js';
+import {
+  adoptReturned,
+  settleUnclaimed,
+  standEnded,
+  type ResumeHost,
+} from './resume/resume-adoption.js';
+import type { ToolGate } from './gates/tool-gate.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundedEvent } from '../../src/child/bounded-event.js';
 import { CHILD_BOUNDS } from '../../src/protocol/index.js';
-import { ChildBounds } from '../../src/supervisor/child-bounds.js';
+import { ChildBounds } from '../../src/supervisor/node/child-bounds.js';
 
 /** Whether the supervisor takes every set of fields as an event of this name. */
 function admitted(event: string, list: Record<string, unknown>[]): boolean {

@@ -17,7 +17,7 @@ export const FAST_ENV: NodeJS.ProcessEnv = {
 };
 
 /**
- * The environment that makes arbor SIGKILL itself at a kill point (`src/supervisor/kill-points.ts`)
+ * The environment that makes arbor SIGKILL itself at a kill point (`src/supervisor/launch/kill-points.ts`)
  * or a plan status (`plan.<status>:<id>`): the point, and the chaos test mode that lets it count.
  */
 export function killAt(point: string): NodeJS.ProcessEnv {

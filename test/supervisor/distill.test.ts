@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { distillResult } from '../../src/supervisor/index.js';
-import { cut, MAX_RESULT_BYTES, MAX_STRUCTURED_BYTES } from '../../src/supervisor/distill.js';
+import { cut, MAX_RESULT_BYTES, MAX_STRUCTURED_BYTES } from '../../src/supervisor/node/distill.js';
 
 describe('distillResult', () => {
   it('re-parses JSON text into a value', () => {

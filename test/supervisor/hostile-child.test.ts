@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHILD_BOUNDS, type AgentFrame, type ProtocolViolation } from '../../src/protocol/index.js';
-import { ChildBounds } from '../../src/supervisor/child-bounds.js';
+import { ChildBounds } from '../../src/supervisor/node/child-bounds.js';
 import { ProcessRun } from '../../src/supervisor/index.js';
 import { frames, hostileEnv } from '../helpers/hostile.js';
 import { FAST_TIMING, fixtureChild, testPayload } from '../helpers/payloads.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretScrubber } from '../../src/protocol/index.js';
-import { NodeDeltas, type TextDelta } from '../../src/supervisor/node-deltas.js';
+import { NodeDeltas, type TextDelta } from '../../src/supervisor/node/node-deltas.js';
 
 const KEY = 'arbk-7Qm2Xv9LpR4tN8wZc3Hy';
 

@@ -6,7 +6,7 @@ import {
   type TranscriptMessage,
 } from '../../src/protocol/index.js';
 import { SqliteStore } from '../../src/store/index.js';
-import { ResumedRun, resumeTemplate } from '../../src/supervisor/resumed-run.js';
+import { ResumedRun, resumeTemplate } from '../../src/supervisor/resume/resumed-run.js';
 import { resumedLimits } from '../../src/runtime/resume-plan.js';
 import type { TreeNode } from '../../src/supervisor/tree.js';
 import type { RootTemplate } from '../../src/supervisor/supervisor-options.js';

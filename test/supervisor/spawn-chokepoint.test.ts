@@ -8,7 +8,7 @@ import {
   Tree,
   type Provider,
 } from '../../src/supervisor/index.js';
-import { SpawnRate } from '../../src/supervisor/spawn-rate.js';
+import { SpawnRate } from '../../src/supervisor/spawn/spawn-rate.js';
 import { type SubagentRunArgs } from '../../src/tools/index.js';
 import {
   allowedTools,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SpawnPayloadSchema } from '../../src/protocol/index.js';
 import { PROVIDERS } from '../../src/supervisor/index.js';
-import type { Admitted, Refused, SpawnWait } from '../../src/supervisor/spawn-chokepoint.js';
-import { SpawnQueue, type QueuedSpawn } from '../../src/supervisor/spawn-queue.js';
-import { SpawnRate } from '../../src/supervisor/spawn-rate.js';
+import type { Admitted, Refused, SpawnWait } from '../../src/supervisor/spawn/spawn-chokepoint.js';
+import { SpawnQueue, type QueuedSpawn } from '../../src/supervisor/spawn/spawn-queue.js';
+import { SpawnRate } from '../../src/supervisor/spawn/spawn-rate.js';
 
 const ADMITTED: Admitted = {
   ok: true,

@@ -10,8 +10,8 @@ import {
   type AgentFrame,
   type ChildTranscriptEntry,
 } from '../../src/protocol/index.js';
-import { ChildBounds } from '../../src/supervisor/child-bounds.js';
-import { TranscriptParts } from '../../src/supervisor/transcript-parts.js';
+import { ChildBounds } from '../../src/supervisor/node/child-bounds.js';
+import { TranscriptParts } from '../../src/supervisor/node/transcript-parts.js';
 
 /** The frames a child's `sendTranscript` writes, decoded as the supervisor decodes them. */
 function sent(entry: ChildTranscriptEntry): AgentFrame[] {

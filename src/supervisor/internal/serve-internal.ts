@@ -16,8 +16,8 @@ import {
   SubagentSendArgs,
   SubagentStatusArgs,
 } from '../../tools/index.js';
-import type { HumanGates } from '../human-gates.js';
-import type { LiveNode } from '../live-node.js';
+import type { HumanGates } from '../gates/human-gates.js';
+import type { LiveNode } from '../node/live-node.js';
 import { sleep } from '../sleep.js';
 import type { RunStore } from '../../store/store-port.js';
 import { memoryTools } from './memory-tools.js';

@@ -7,9 +7,9 @@ import type {
   SubagentSendArgs,
   SubagentStatusArgs,
 } from '../../tools/index.js';
-import type { ChildEnd } from '../child-end.js';
-import { distillResult } from '../distill.js';
-import type { LiveNode } from '../live-node.js';
+import type { ChildEnd } from '../node/child-end.js';
+import { distillResult } from '../node/distill.js';
+import type { LiveNode } from '../node/live-node.js';
 import { fail, ok, type ToolAnswer } from './tool-answer.js';
 
 /** What the `subagent.*` tools need from the supervisor. */
