@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- 440 lines: the supervisor is being split into smaller files in the one-spine refactor; the limit applies again once it is. */
 import {
   ArborError,
   intelSecrets,
@@ -13,28 +12,21 @@ import {
   type Usage,
 } from '../protocol/index.js';
 import type { SubagentRunArgs } from '../tools/index.js';
-import type { ChildEnd } from './node/child-end.js';
 import { eventSink, type EventSink } from './event-sink.js';
-import { childTemplate, type ChildPlacement } from './spawn/child-template.js';
+import type { ChildPlacement } from './spawn/child-template.js';
 import type { HumanGates } from './gates/human-gates.js';
-import { serveInternal, type SubagentApi } from './internal/index.js';
-import { LiveNode, type NodeMode } from './node/live-node.js';
-import { NodeLifecycle, type NodeEnvironment, type NodeOwner } from './node/node-lifecycle.js';
+import { LiveNode } from './node/live-node.js';
 import { nodeRecord } from './node/node-record.js';
-import { placeNode, type ProviderName } from './launch/providers.js';
-import type { Admitted } from './spawn/spawn-chokepoint.js';
 import type { SpawnDoor } from './spawn/spawn-door.js';
 import { supervisorParts } from './supervisor-parts.js';
 import { mintPayload } from './spawn/mint-payload.js';
-import { stopNodes } from './node/stop-nodes.js';
-import { resumeTemplate, type Reattach, type ResumedRun } from './resume/resumed-run.js';
-import {
-  adoptReturned,
-  settleUnclaimed,
-  standEnded,
-  type ResumeHost,
-} from './resume/resume-adoption.js';
+import { resumeTemplate, type ResumedRun } from './resume/resumed-run.js';
+import { settleUnclaimed, standEnded } from './resume/resume-adoption.js';
 import type { ToolGate } from './gates/tool-gate.js';
+import { LiveNodes } from './live-nodes.js';
+import { NodeReports } from './node-reports.js';
+import { NodeStarter } from './node-starter.js';
+import { Subagents } from './subagents.js';
 import { Tree, type TreeNode } from './tree.js';
 import { subtreeUsage } from './usage-rollup.js';
 import type { NodeResult, RootTemplate, SupervisorOptions } from './supervisor-options.js';
@@ -49,18 +41,18 @@ export class Supervisor {
   readonly tree = new Tree();
   readonly #options: SupervisorOptions;
   readonly #now: () => number;
-  /** Nodes still running. */
-  readonly #live = new Map<string, LiveNode>();
-  /** Every node started, running or ended, for status queries. */
-  readonly #all = new Map<string, LiveNode>();
+  /** The nodes started: those still running, and every one for status queries. */
+  readonly #nodes: LiveNodes;
   readonly #door: SpawnDoor;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
-  readonly #environment: NodeEnvironment;
   readonly #budget: Budget;
+  /** Where every node's lifecycle reports up to. */
+  readonly #reports: NodeReports;
+  /** Starts admitted nodes, fresh or taken up from an interrupted run's records. */
+  readonly #starter: NodeStarter;
   /** The records of the interrupted run this supervisor continues, if it does. */
   readonly #resumed: ResumedRun | undefined;
-  #drained = false;
   /** The run's one secret scrubber: it learns each node's credentials as the node is minted. */
   readonly #scrub: SecretScrubber;
   /** Where the run's events go out: recorded (scrubbed) and reported, or streamed. */
@@ -76,12 +68,13 @@ export class Supervisor {
       now: this.#now,
       pathOf: (id) => this.tree.get(id)?.path,
     });
+    this.#nodes = new LiveNodes(this.tree, this.#events.record);
     const parts = supervisorParts(options, {
       tree: this.tree,
       now: this.#now,
       scrub: this.#scrub,
       record: this.#events.record,
-      running: (caller) => caller.node.children.flatMap((id) => this.#live.get(id) ?? []),
+      running: (caller) => this.#nodes.runningChildren(caller),
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
     this.#budget = parts.budget;
@@ -89,45 +82,34 @@ export class Supervisor {
     this.#humans = parts.humans;
     this.#gate = parts.gate;
     this.#door = parts.door;
-    this.#environment = parts.environment;
-  }
-
-  /**
-   * What each node's lifecycle reports up to, and asks of, this supervisor (see `NodeOwner`).
-   * One object for the run; every method is for the node it is called with.
-   */
-  readonly #owner: NodeOwner = {
-    record: (node, event) => {
-      this.#events.record(node.id, event);
-    },
-    stream: (node, event) => {
-      this.#events.stream(node.id, event);
-    },
-    emit: (event) => this.#options.onEvent?.(event),
-    setStatus: (node, status) => {
-      node.status = status;
-      this.#options.onEvent?.({ type: 'node', node });
-    },
-    usage: (live, usage) => {
-      this.#onUsage(live, usage);
-    },
-    ended: (live, end) => {
-      this.#onEnded(live, end);
-    },
-    serveInternal: (live, frame) =>
-      serveInternal(
-        {
-          subagents: this.#subagentApi(),
-          store: this.#options.store,
-          humans: this.#humans,
-          now: this.#now,
-        },
-        live,
-        frame,
+    this.#reports = new NodeReports({
+      options,
+      tree: this.tree,
+      nodes: this.#nodes,
+      budget: this.#budget,
+      events: this.#events,
+      humans: this.#humans,
+      subagents: new Subagents(
+        (caller, args, history) => this.spawnChild(caller, args, history),
+        this.#nodes,
+        this.tree,
       ),
-    admitBudget: (live, frame) =>
-      Promise.resolve(this.#budget.admit(live.node.id, frame.estimate, this.#now())),
-  };
+      now: this.#now,
+    });
+    this.#starter = new NodeStarter({
+      options,
+      tree: this.tree,
+      nodes: this.#nodes,
+      door: this.#door,
+      budget: this.#budget,
+      events: this.#events,
+      reports: this.#reports,
+      environment: parts.environment,
+      scrub: this.#scrub,
+      resumed: this.#resumed,
+      now: this.#now,
+    });
+  }
 
   /**
    * Runs the root agent to its end, then waits for detached descendants (others are stopped when
@@ -137,11 +119,11 @@ export class Supervisor {
   async runRoot(template: RootTemplate): Promise<NodeResult> {
     const { node, payload } =
       this.#resumed === undefined ? this.#mintRoot(template) : this.#resumeRoot(template);
-    const live = this.#start(node, payload, 'root', 'process', undefined, this.#resumed);
+    const live = this.#starter.start(node, payload, 'root', 'process', undefined, this.#resumed);
     try {
       const end = await live.ended();
       if (live.spawnError !== undefined) throw live.spawnError;
-      await Promise.all([...this.#live.values()].map((other) => other.ended()));
+      await this.#nodes.allEnded();
       this.#settleUnclaimed();
       return { node, end };
     } finally {
@@ -172,29 +154,8 @@ export class Supervisor {
   /** Gates and nodes of the interrupted run that nothing took up again end here. */
   #settleUnclaimed(): void {
     this.#humans.settleCarried();
-    settleUnclaimed(this.#resumeHost, this.#resumed);
+    settleUnclaimed(this.#starter, this.#resumed);
   }
-
-  /** What taking up the recorded children of an interrupted run needs from this supervisor. */
-  readonly #resumeHost: ResumeHost = {
-    tree: this.tree,
-    readmit: (parent, args) => this.#door.readmit(parent, args),
-    respawn: (parent, decision, reattach) => this.#startChild(parent, decision, [], {}, reattach),
-    register: (child) => this.#all.set(child.node.id, child),
-    end: (record, status, reason) => {
-      this.#options.store.updateNode(this.#options.runId, record.id, {
-        status,
-        endedAt: this.#now(),
-        error: reason,
-      });
-    },
-    setStatus: (node, status) => {
-      this.#owner.setStatus(node, status);
-    },
-    record: (nodeId, event) => {
-      this.#events.record(nodeId, event);
-    },
-  };
 
   /** The run's secret scrubber, for what a host shows that did not come through the supervisor. */
   get scrubber(): SecretScrubber {
@@ -203,7 +164,7 @@ export class Supervisor {
 
   /** Sends a control frame to a live node; false when it has no live child. */
   send(nodeId: string, frame: ControlFrame): boolean {
-    return this.#live.get(nodeId)?.runner?.send(frame) ?? false;
+    return this.#nodes.send(nodeId, frame);
   }
 
   /**
@@ -211,7 +172,7 @@ export class Supervisor {
    * while the child starts or restarts waits for it); false once the node has ended.
    */
   inject(nodeId: string, message: string): boolean {
-    return this.#live.get(nodeId)?.inject(message) ?? false;
+    return this.#nodes.running(nodeId)?.inject(message) ?? false;
   }
 
   /**
@@ -219,34 +180,31 @@ export class Supervisor {
    * every message is answered), else as soon as it can; false once it has ended.
    */
   closeSession(nodeId: string, reason: string): boolean {
-    return this.#live.get(nodeId)?.closeSession(reason) ?? false;
+    return this.#nodes.running(nodeId)?.closeSession(reason) ?? false;
   }
 
   /** Sends a control frame to every live node (pause, resume). */
   broadcast(frame: ControlFrame): number {
-    let sent = 0;
-    for (const live of this.#live.values()) if (live.runner?.send(frame) === true) sent += 1;
-    return sent;
+    return this.#nodes.broadcast(frame).length;
   }
 
   /** Hot-swaps the intelligence of every live node at its next turn boundary. */
   swapIntel(intelligence: IntelConfig, policy: SwapPolicy): void {
     this.#scrub.add(intelSecrets(intelligence));
-    for (const live of this.#live.values()) {
-      if (live.runner?.send({ type: 'swap_intel', intelligence, policy }) === true) {
-        this.#events.record(live.node.id, {
-          type: 'intel.swap',
-          policy,
-          endpoints: intelligence.endpoints.length,
-        });
-      }
-    }
+    const swapped = this.#nodes.broadcast({ type: 'swap_intel', intelligence, policy });
+    for (const live of swapped)
+      this.#events.record(live.node.id, {
+        type: 'intel.swap',
+        policy,
+        endpoints: intelligence.endpoints.length,
+      });
   }
 
   /** Stops every live node, deepest first; `force` goes straight to SIGKILL. */
   async stopAll(reason: string, options: { force?: boolean } = {}): Promise<void> {
     const root = this.tree.nodes()[0];
-    if (root !== undefined) await this.#stopSubtree(root, reason, options.force === true);
+    if (root !== undefined)
+      await this.#nodes.stopSubtree(root, reason, { force: options.force === true });
   }
 
   /** The usage of a node and all its descendants. */
@@ -265,7 +223,7 @@ export class Supervisor {
     const { node, payload } = resuming ? this.#resumeRoot(template) : this.#mintRoot(template);
     const live = new LiveNode(node, payload, 'plan', 'spawn');
     this.#scrub.add(payloadSecrets(payload));
-    this.#all.set(node.id, live);
+    this.#nodes.register(live);
     if (resuming)
       this.#options.store.updateNode(this.#options.runId, node.id, { status: 'running' });
     else
@@ -279,7 +237,7 @@ export class Supervisor {
 
   /** Ends a plan's node with the plan's status, once its leaves have all ended. */
   async closePlan(plan: LiveNode, status: TerminalStatus): Promise<void> {
-    await Promise.all([...this.#live.values()].map((other) => other.ended()));
+    await this.#nodes.allEnded();
     this.#settleUnclaimed();
     await this.#gate.close();
     this.#budget.close(plan.node.id);
@@ -308,52 +266,18 @@ export class Supervisor {
     const reattach = this.#resumed?.claim(caller.node.id, this.#scrub.text(args.instruction));
     // Finished before the crash: its recorded result stands, and it is not run again.
     if (reattach?.kind === 'ended')
-      return { ok: true, child: standEnded(this.#resumeHost, reattach, args.mode ?? 'sync') };
+      return { ok: true, child: standEnded(this.#starter, reattach, args.mode ?? 'sync') };
     if (reattach !== undefined) {
       // Re-spawned after a crash: it was admitted the first time, only its grant is minted again.
       const decision = this.#door.readmit(caller, args);
       if (!decision.ok) return decision;
-      return { ok: true, child: this.#startChild(caller, decision, history, placement, reattach) };
+      return {
+        ok: true,
+        child: this.#starter.startChild(caller, decision, history, placement, reattach),
+      };
     }
     return this.#door.admit(caller, args, (decision) =>
-      this.#startChild(caller, decision, history, placement),
-    );
-  }
-
-  #startChild(
-    caller: LiveNode,
-    decision: Admitted,
-    history: TranscriptMessage[],
-    placement: ChildPlacement,
-    reattach?: Extract<Reattach, { kind: 'respawn' }>,
-  ): LiveNode {
-    const node =
-      reattach === undefined
-        ? this.tree.mintChild(
-            caller.node.id,
-            this.#scrub.text(decision.payload.instruction),
-            this.#now(),
-          )
-        : this.tree.require(reattach.record.id);
-    const template = childTemplate(
-      decision,
-      node,
-      history,
-      placement,
-      reattach === undefined ? undefined : { run: this.#resumed, child: reattach },
-    );
-    this.#budget.open(node.id, caller.node.id, decision.grant);
-    if (reattach !== undefined) {
-      this.#budget.ledger.record(node.id, reattach.record.usage);
-      this.#resumed?.recordGrant(reattach.record, template.caveats);
-    }
-    return this.#start(
-      node,
-      mintPayload(this.#options.runId, node, template),
-      placement.mode ?? decision.mode,
-      decision.provider.name,
-      placement.cwd,
-      reattach === undefined ? undefined : this.#resumed,
+      this.#starter.startChild(caller, decision, history, placement),
     );
   }
 
@@ -370,86 +294,5 @@ export class Supervisor {
     this.#budget.openRoot(node.id);
     const trifecta = this.#gate.checkTrifecta(payload);
     if (trifecta !== undefined) throw new ArborError('config', trifecta);
-  }
-
-  #start(
-    node: TreeNode,
-    payload: SpawnPayload,
-    mode: NodeMode,
-    provider: ProviderName,
-    cwd?: string,
-    resumed?: ResumedRun,
-  ): LiveNode {
-    const live = new LiveNode(node, payload, mode, placeNode(provider, cwd, this.#options));
-    // Whatever the node's child may echo of its credentials is scrubbed from now on.
-    this.#scrub.add(payloadSecrets(payload));
-    live.cwd = cwd;
-    live.resumed = resumed !== undefined;
-    this.#live.set(node.id, live);
-    this.#all.set(node.id, live);
-    new NodeLifecycle(this.#environment, this.#owner, live).start();
-    if (resumed !== undefined) adoptReturned(this.#resumeHost, live, resumed);
-    return live;
-  }
-
-  #onEnded(live: LiveNode, end: ChildEnd): void {
-    this.#budget.close(live.node.id);
-    this.#options.store.updateNode(this.#options.runId, live.node.id, {
-      subtreeUsage: subtreeUsage(this.tree, live.node.id),
-    });
-    live.stopped.abort('the node ended');
-    this.#live.delete(live.node.id);
-    live.markEnded(end);
-    // Children are linked to their parent: when it ends, those not detached are stopped. A
-    // parent's deadline is theirs too: they end `deadline`, not `cancelled`.
-    const byDeadline = end.outcome.status === 'deadline';
-    const why = byDeadline ? `the deadline of parent ${live.node.id} passed` : undefined;
-    for (const id of live.node.children) {
-      const child = this.#live.get(id);
-      if (child !== undefined && child.mode !== 'detached')
-        void this.#stopSubtree(child.node, why ?? `parent ${live.node.id} ended`, false, {
-          status: byDeadline ? 'deadline' : 'cancelled',
-        });
-    }
-  }
-
-  /** Folds usage into the ledger; when the tree's ceiling is spent, everything below the root stops. */
-  #onUsage(live: LiveNode, usage: Usage): void {
-    this.#budget.record(live.node.id, usage, this.#now());
-    const root = this.tree.nodes()[0];
-    if (root === undefined || this.#drained || !this.#budget.ledger.isSpent(root.id)) return;
-    this.#drained = true;
-    const spent = this.#budget.ledger.subtree(root.id);
-    this.#events.record(root.id, { type: 'budget.ceiling', tokens: spent.tokens, usd: spent.usd });
-    // The root itself is refused at its next admission and ends exhausted; its subtree is drained.
-    for (const id of root.children) {
-      const child = this.#live.get(id);
-      if (child !== undefined)
-        void this.#stopSubtree(child.node, 'the tree budget is spent', false);
-    }
-  }
-
-  #subagentApi(): SubagentApi {
-    return {
-      spawn: (caller, args, history) => this.spawnChild(caller, args, history),
-      children: (caller) =>
-        caller.node.children
-          .map((id) => this.#all.get(id))
-          .filter((n): n is LiveNode => n !== undefined),
-      stopSubtree: (target, reason) => this.#stopSubtree(target.node, reason, false),
-      inject: (target, message) => target.inject(message),
-      subtreeUsage: (target) => subtreeUsage(this.tree, target.node.id),
-    };
-  }
-
-  /** Stops a node and its subtree, deepest first, and waits until they have ended. */
-  async #stopSubtree(
-    root: TreeNode,
-    reason: string,
-    force: boolean,
-    options: { status?: 'cancelled' | 'deadline' } = {},
-  ): Promise<void> {
-    const targets = this.tree.deepestFirst(root.id).flatMap((n) => this.#live.get(n.id) ?? []);
-    await stopNodes(targets, reason, { force, ...options }, this.#events.record);
   }
 }

@@ -28,9 +28,9 @@ import type { TreeNode } from '../tree.js';
 import { killPoint } from '../launch/kill-points.js';
 import type { SupervisorEvent } from '../supervisor-options.js';
 
-type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
-type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
-type BudgetAnswer = Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>;
+export type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
+export type BudgetRequest = Extract<AgentFrame, { type: 'budget_request' }>;
+export type BudgetAnswer = Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>;
 
 /**
  * Down: what a node's lifecycle starts and supervises its child with. Fixed for the run.

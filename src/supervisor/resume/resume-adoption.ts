@@ -7,7 +7,7 @@ import type { NodeRecord, NodeStatus } from '../../store/store-port.js';
 import type { Tree, TreeNode } from '../tree.js';
 
 type Ended = Extract<Reattach, { kind: 'ended' }>;
-type Respawn = Extract<Reattach, { kind: 'respawn' }>;
+export type Respawn = Extract<Reattach, { kind: 'respawn' }>;
 
 /** What taking up an interrupted run's recorded children needs from the supervisor. */
 export interface ResumeHost {
