@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
-import { CarriedGates, nextGateNumber, pendingGates } from '../../src/supervisor/resume/carried-gates.js';
+import {
+  CarriedGates,
+  nextGateNumber,
+  pendingGates,
+} from '../../src/supervisor/resume/carried-gates.js';
 import { HumanGates, type HumanResponder } from '../../src/supervisor/index.js';
 import type { GateRecord } from '../../src/store/store-port.js';
 
