@@ -26,12 +26,13 @@ import { planReport, planSummaryText } from './plan-report.js';
 import { humanResponder, reloadIntelligence, withIntelligence } from './run-setup.js';
 import {
   openRuntime,
-  recordIntel,
+  intelMeta,
   resolveRunSettings,
   validateAll,
+  type RecordedIntel,
   type RunSettings,
 } from '../config/index.js';
-import { recordedPlanIntelligence } from './recorded-run.js';
+import { recordedIntelligence, recordedPlanIntelligence } from './recorded-run.js';
 import { installRunSignals } from './run-signals.js';
 import { routeWarnings } from './process-warnings.js';
 import { announceSafety, prepareRunSafety, type RunSafety } from './run-safety.js';
@@ -49,12 +50,11 @@ const LEAF_PROVIDERS = ['process', 'spawn', 'queue'] as const;
  */
 export async function planRun(args: string[], io: CliIo, resume: boolean): Promise<number> {
   const command = resume ? 'plan resume' : 'plan run';
-  // A resume uses the model and endpoints its run recorded for what no flag or config names now.
-  const settingsGiven = (planFile: string | undefined) => ({
+  // A resume uses the model and endpoints its run recorded for what no flag or config names now:
+  // while the flags are checked, from the run the run-log names; once it is read, from its run.
+  const settingsGiven = (recorded?: (dbPath: string) => RecordedIntel | undefined) => ({
     providers: LEAF_PROVIDERS,
-    ...(resume && planFile !== undefined
-      ? { recorded: (dbPath: string) => recordedPlanIntelligence(planFile, dbPath) }
-      : {}),
+    ...(resume && recorded !== undefined ? { recorded } : {}),
   });
   const { file, values } = parsePlanArgs(command, args, PLAN_RUN_OPTIONS);
   if (values.help === true) {
@@ -71,7 +71,13 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
     },
     flags: () => resolvePlanRunFlags(values),
     events: () => eventsMode(values.events, io),
-    settings: () => resolveRunSettings(`plan ${file}`, runValues, io.env, settingsGiven(file)),
+    settings: () =>
+      resolveRunSettings(
+        `plan ${file}`,
+        runValues,
+        io.env,
+        settingsGiven(file === undefined ? undefined : (db) => recordedPlanIntelligence(file, db)),
+      ),
     authored: () => {
       if (!resume && authored !== undefined)
         throw usageError(
@@ -112,11 +118,14 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   }
   const warnings = planWarnings(plan).map((warning) => `arbor: warning: ${warning}\n`);
   if (warnings.length > 0) await write(io.stderr, warnings.join(''));
+  const loggedRun = runLog?.run;
   const settings = resolveRunSettings(
     plan.goal ?? `plan ${planFile}`,
     runValues,
     io.env,
-    settingsGiven(planFile),
+    settingsGiven(
+      loggedRun === undefined ? undefined : (db) => recordedIntelligence(db, loggedRun),
+    ),
   );
   if (runLog !== undefined && trust !== true)
     await verifyRunLog(planFile, runLog.run, settings.dbPath);
@@ -196,11 +205,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
       humans: humanResponder(settings, io, runtime.store),
       meta: {
         command: context.command,
-        model: context.intelligence.model,
-        // What `plan resume` uses when it is given no model or endpoint.
-        ...(settings.intelligence === undefined
-          ? {}
-          : { intelligence: recordIntel(settings.intelligence) }),
+        ...intelMeta(settings.intelligence, context.intelligence),
       },
       onEvent: (event, tree) => {
         eventLog?.(event, tree);

@@ -17,7 +17,7 @@ import { LiveTree } from './live-tree.js';
 import { write, type CliIo } from './output.js';
 import {
   openRuntime,
-  recordIntel,
+  intelMeta,
   resolveRunSettings,
   validateAll,
   type RunSettings,
@@ -186,12 +186,8 @@ async function runRoot(
     humans: humanResponder(settings, io, runtime.store),
     meta: {
       command: resume === undefined ? 'run' : 'resume',
-      model: intelligence.model,
+      ...intelMeta(settings.intelligence, intelligence),
       endpoints: intelligence.endpoints.length,
-      // What a resume uses when it is given no model or endpoint (never a mock's passing port).
-      ...(settings.intelligence === undefined
-        ? {}
-        : { intelligence: recordIntel(settings.intelligence) }),
       max_steps: settings.maxSteps,
       warm: settings.warm,
     },

@@ -8,7 +8,7 @@ export {
 export { MAX_DURATION_MS, parseAge, parseDuration } from './duration.js';
 export { openRuntime } from './open-runtime.js';
 export { resolveGrant, resolveMcpServers } from './run-authority.js';
-export { recordedIntelOf, recordIntel, type RecordedIntel } from './recorded-intel.js';
+export { intelMeta, recordedIntelOf, type RecordedIntel } from './recorded-intel.js';
 export type { RunFlags } from './run-flags.js';
 export { resolveRunSettings, type RunSettings } from './run-settings.js';
 export { validateAll } from './validate-all.js';

@@ -33,7 +33,7 @@ export type RecordedIntel = z.infer<typeof RecordedIntelSchema>;
  * What of `intel` a run records, or `undefined` when an endpoint URL carries something secret (a
  * key in its query): such a run is resumed with the endpoints given again.
  */
-export function recordIntel(intel: IntelConfig | undefined): RecordedIntel | undefined {
+function recordIntel(intel: IntelConfig | undefined): RecordedIntel | undefined {
   if (intel === undefined) return undefined;
   if (intel.endpoints.some((endpoint) => redactUrl(endpoint.url) !== endpoint.url))
     return undefined;
@@ -46,6 +46,19 @@ export function recordIntel(intel: IntelConfig | undefined): RecordedIntel | und
       ...(endpoint.credential_ref === undefined ? {} : { credential_ref: endpoint.credential_ref }),
     })),
   };
+}
+
+/**
+ * What a run's `meta` says of its intelligence: the model it runs with, and (for `resume` and
+ * `plan resume` when they are given no model or endpoint) the credential-free record of what
+ * `settings` named — never a mock's passing port, which `settings` does not hold.
+ */
+export function intelMeta(
+  given: IntelConfig | undefined,
+  running: IntelConfig,
+): { model: string; intelligence?: RecordedIntel } {
+  const recorded = recordIntel(given);
+  return { model: running.model, ...(recorded === undefined ? {} : { intelligence: recorded }) };
 }
 
 /** The intelligence a run's `meta` recorded, or `undefined` (a run from before it was kept). */

@@ -2,7 +2,12 @@ import type { RunEventBody, Usage } from '../protocol/index.js';
 import type { Budget } from './budget/index.js';
 import type { EventSink } from './event-sink.js';
 import type { HumanGates } from './gates/human-gates.js';
-import { serveInternal, type SubagentApi, type ToolAnswer } from './internal/index.js';
+import {
+  serveInternal,
+  type InternalToolContext,
+  type SubagentApi,
+  type ToolAnswer,
+} from './internal/index.js';
 import type { LiveNodes } from './live-nodes.js';
 import type { ChildEnd } from './node/child-end.js';
 import type { LiveNode } from './node/live-node.js';
@@ -20,7 +25,7 @@ export interface NodeReportsParts {
   events: EventSink;
   humans: HumanGates;
   subagents: SubagentApi;
-  now(): number;
+  now: () => number;
 }
 
 /**
@@ -30,11 +35,15 @@ export interface NodeReportsParts {
  */
 export class NodeReports implements NodeOwner {
   readonly #parts: NodeReportsParts;
+  /** What the internal tools are served with: the same for every node of the run. */
+  readonly #internal: InternalToolContext;
   /** The tree's ceiling was spent and everything below the root has been told to stop. */
   #drained = false;
 
   constructor(parts: NodeReportsParts) {
     this.#parts = parts;
+    const { subagents, options, humans, now } = parts;
+    this.#internal = { subagents, store: options.store, humans, now };
   }
 
   record(node: TreeNode, event: RunEventBody): void {
@@ -98,9 +107,7 @@ export class NodeReports implements NodeOwner {
   }
 
   serveInternal(live: LiveNode, frame: ToolRequest): Promise<ToolAnswer> {
-    const { subagents, options, humans } = this.#parts;
-    const now = (): number => this.#parts.now();
-    return serveInternal({ subagents, store: options.store, humans, now }, live, frame);
+    return serveInternal(this.#internal, live, frame);
   }
 
   admitBudget(live: LiveNode, frame: BudgetRequest): Promise<BudgetAnswer> {

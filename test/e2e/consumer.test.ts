@@ -20,6 +20,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLES = path.join(ROOT, 'examples/library');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
+/** `npm install SPEC` in `project`, from the cache where it can, running no install script. */
+async function install(project: string, spec: string): Promise<void> {
+  await exec(
+    NPM,
+    ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', spec],
+    { cwd: project },
+  );
+}
+
 /**
  * The package as users get it: `npm pack`, the tarball installed into a fresh project with its
  * dependencies from the registry, every example in examples/library type-checked with
@@ -43,18 +52,7 @@ describe('arbor as an installed package', () => {
       path.join(project, 'package.json'),
       JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
     );
-    await exec(
-      NPM,
-      [
-        'install',
-        '--prefer-offline',
-        '--ignore-scripts',
-        '--no-audit',
-        '--no-fund',
-        `./${packed?.filename ?? ''}`,
-      ],
-      { cwd: project },
-    );
+    await install(project, `./${packed?.filename ?? ''}`);
     // The package brings no native module: better-sqlite3 is an optional peer, which a project
     // adds only on a Node.js without node:sqlite.
     expect(existsSync(path.join(project, 'node_modules/better-sqlite3'))).toBe(false);
@@ -64,18 +62,7 @@ describe('arbor as an installed package', () => {
       const ours = JSON.parse(
         readFileSync(path.join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'),
       ) as { version: string };
-      await exec(
-        NPM,
-        [
-          'install',
-          '--prefer-offline',
-          '--ignore-scripts',
-          '--no-audit',
-          '--no-fund',
-          `better-sqlite3@${ours.version}`,
-        ],
-        { cwd: project },
-      );
+      await install(project, `better-sqlite3@${ours.version}`);
       cpSync(
         path.join(ROOT, 'node_modules/better-sqlite3/build'),
         path.join(project, 'node_modules/better-sqlite3/build'),

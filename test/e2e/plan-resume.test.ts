@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/index.js';
+import { withStore } from '../../src/store/index.js';
 import { killAt } from '../helpers/arbor-process.js';
 import { leafScript, planDir, runRecord, toolResultsOf } from '../helpers/plan-run.js';
 
@@ -23,18 +23,21 @@ instruction = "Task C: third"
 deps = ["b"]
 `;
 
+/** Each leaf of CHAIN answers at once. */
+const CHAIN_DONE = {
+  scripts: [
+    leafScript('Task A', { text: 'A done' }),
+    leafScript('Task B', { text: 'B done' }),
+    leafScript('Task C', { text: 'C done' }),
+  ],
+};
+
 const requestsFor = (llm: { requests: readonly { body: unknown }[] }, text: string) =>
   llm.requests.filter((r) => JSON.stringify(r.body).includes(text)).length;
 
 describe('arbor plan resume', () => {
   it('continues a run killed mid-plan: done leaves are kept, the leaf caught running runs again', async () => {
-    const plan = await planDir(CHAIN, {
-      scripts: [
-        leafScript('Task A', { text: 'A done' }),
-        leafScript('Task B', { text: 'B done' }),
-        leafScript('Task C', { text: 'C done' }),
-      ],
-    });
+    const plan = await planDir(CHAIN, CHAIN_DONE);
     const crashed = await plan.arbor('run', 'plan.toml', [], killAt('plan.running:b'));
     expect(crashed.signal).toBe('SIGKILL');
     const log = await plan.readLog();
@@ -60,19 +63,11 @@ describe('arbor plan resume', () => {
   });
 
   it('resumes with the endpoints and model the run recorded when no --intel or --model is given', async () => {
-    const plan = await planDir(CHAIN, {
-      scripts: [
-        leafScript('Task A', { text: 'A done' }),
-        leafScript('Task B', { text: 'B done' }),
-        leafScript('Task C', { text: 'C done' }),
-      ],
-    });
+    const plan = await planDir(CHAIN, CHAIN_DONE);
     const crashed = await plan.arbor('run', 'plan.toml', [], killAt('plan.running:b'));
     expect(crashed.signal).toBe('SIGKILL');
     const runId = (await plan.readLog()).run ?? '';
-    const store = new SqliteStore(plan.db);
-    const meta = store.getRun(runId)?.meta;
-    store.close();
+    const meta = withStore(plan.db, (store) => store.getRun(runId)?.meta);
     expect(meta?.intelligence).toEqual({
       model: 'm',
       endpoints: [{ url: plan.llm.url, dialect: 'openai' }],
