@@ -7,7 +7,8 @@ import type {
   Scope,
 } from '../protocol/index.js';
 import type { BudgetWindowSchema } from '../supervisor/index.js';
-import type { HostTool, PolicyRuleSchema } from '../tools/index.js';
+import type { HostTool } from '../tools/index.js';
+import type { PolicyRuleSchema } from '../authority/policy/index.js';
 import type { GateQuestion } from './gate-answers.js';
 
 /** A `[[security.policy]]` rule, written as in the config file. */

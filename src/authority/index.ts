@@ -36,18 +36,6 @@ export {
   permitsNet,
   type NetEntry,
 } from './net-scope.js';
-export {
-  PolicyRuleSchema,
-  PolicyRulesSchema,
-  ToolPatternSchema,
-  couldApply,
-  evaluatePolicy,
-  gatedTools,
-  serverCouldBeGated,
-  type CallerKind,
-  type PolicyCall,
-  type PolicyRule,
-} from './policy/index.js';
 export { STATE_DIR, protectionOf, runStatePaths } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
 export {

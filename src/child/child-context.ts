@@ -3,7 +3,6 @@ import type { OutputCapture, SessionHooks } from '../loop/index.js';
 import type { SpawnPayload } from '../protocol/index.js';
 import type { GuardedTools } from '../tools/guarded-tools.js';
 import { admitOverChannel } from './admission.js';
-import { boundedEvent } from './bounded-event.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';
@@ -31,11 +30,10 @@ export function channelHooks(
 ): SessionHooks {
   const { channel, writer } = context;
   const hooks: SessionHooks = {
-    onEvent: (event, fields) => {
-      for (const bounded of boundedEvent(event, fields))
-        writer.send({ type: 'event', event, fields: bounded });
+    onEvent: (event) => {
+      writer.event(event);
       // The risk score decays per step, after the step is reported.
-      if (event === 'loop.step') context.tools.step();
+      if (event.type === 'loop.step') context.tools.step();
     },
     onUsage: (usage) => {
       writer.send({ type: 'usage', ...usage });
@@ -45,9 +43,9 @@ export function channelHooks(
     },
     waitWhileHeld: async (signal) => {
       if (!channel.hold.paused || signal.aborted) return;
-      writer.send({ type: 'event', event: 'loop.paused', fields: {} });
+      writer.event({ type: 'loop.paused' });
       await channel.hold.wait(signal);
-      writer.send({ type: 'event', event: 'loop.resumed', fields: { cancelled: signal.aborted } });
+      writer.event({ type: 'loop.resumed', cancelled: signal.aborted });
     },
   };
   if (options.admission) hooks.admit = admitOverChannel(channel, writer);
@@ -67,21 +65,17 @@ export function applyParkedSwap(
   try {
     const before = context.model.model;
     context.model.swap(swap.intelligence);
-    context.writer.send({
-      type: 'event',
-      event: 'intel.swapped',
-      fields: {
-        policy: swap.policy,
-        endpoints: swap.intelligence.endpoints.length,
-        model_changed: before !== context.model.model,
-      },
+    context.writer.event({
+      type: 'intel.swapped',
+      policy: swap.policy,
+      endpoints: swap.intelligence.endpoints.length,
+      modelChanged: before !== context.model.model,
     });
     return swap.policy;
   } catch (error) {
-    context.writer.send({
-      type: 'event',
-      event: 'intel.swap_rejected',
-      fields: { reason: error instanceof Error ? error.message : String(error) },
+    context.writer.event({
+      type: 'intel.swap_rejected',
+      reason: error instanceof Error ? error.message : String(error),
     });
     return undefined;
   }

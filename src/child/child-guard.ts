@@ -27,8 +27,8 @@ export function guardChildTools(
     isolation: { ...payload.content_isolation, marker: isolationMarker(payload) },
     sensitive: new SensitiveMatcher(payload.runtime_trifecta.sensitive_paths),
     approve: (request, signal) => askApproval(request, signal, channel, writer),
-    onEvent: (event, fields) => {
-      writer.send({ type: 'event', event, fields });
+    onEvent: (event) => {
+      writer.event(event);
     },
   });
   return guard;

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { encodeFrame, type AgentFrame } from '../protocol/index.js';
+import { encodeFrame, toEventFrame, type AgentFrame, type ChildEvent } from '../protocol/index.js';
+import { boundedEvent } from './bounded-event.js';
 
 /**
  * Writes agent frames to the child's stdout, one line each, in call order. Writes never interleave
@@ -24,6 +25,13 @@ export class FrameWriter {
   send(frame: AgentFrame): void {
     if (this.closed) return;
     this.#out.write(encodeFrame(frame));
+  }
+
+  /** Reports a run event, kept within the bound the supervisor holds a child's events to. */
+  event(event: ChildEvent): void {
+    const { event: name, fields } = toEventFrame(event);
+    for (const bounded of boundedEvent(name, fields))
+      this.send({ type: 'event', event: name, fields: bounded });
   }
 
   /** Resolves once everything written so far has been handed to the OS. */

@@ -87,10 +87,9 @@ async function runTurnWithSwaps(
     const policy = applyParkedSwap(context);
     if (policy !== 'restart-turn' || context.model.model === model) return report;
     session.rewind(before);
-    context.writer.send({
-      type: 'event',
-      event: 'turn.restarted',
-      fields: { reason: 'intelligence swapped with restart-turn' },
+    context.writer.event({
+      type: 'turn.restarted',
+      reason: 'intelligence swapped with restart-turn',
     });
   }
 }

@@ -107,7 +107,7 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
       mode: payload.warm ? 'long-lived' : 'one-shot',
       // Each failed attempt is reported (endpoint index and kind, never its URL): metrics count them.
       onAttemptFailure: (endpoint, kind) => {
-        writer.send({ type: 'event', event: 'model.error', fields: { endpoint, kind } });
+        writer.event({ type: 'model.error', endpoint, kind });
       },
     });
   } catch (error) {

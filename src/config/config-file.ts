@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { BudgetWindowSchema } from '../supervisor/budget/index.js';
-import { PolicyRulesSchema, ToolPatternSchema } from '../tools/index.js';
+import { PolicyRulesSchema, ToolPatternSchema } from '../authority/policy/index.js';
 import {
   ArborError,
   DEFAULT_LIMITS,

@@ -224,8 +224,9 @@ class TurnRun {
       const answered = at === this.#transcript.length - 1 && this.#options.capture === undefined;
       return answered ? this.#end('completed', undefined) : undefined;
     }
-    this.#options.hooks?.onEvent?.('loop.resumed_step', {
-      tool_calls: step.tool_calls.length,
+    this.#options.hooks?.onEvent?.({
+      type: 'loop.resumed_step',
+      toolCalls: step.tool_calls.length,
       pending: pending.length,
     });
     return this.#toolStep(step.tool_calls, pending);
@@ -287,7 +288,7 @@ class TurnRun {
     const { signal } = bounded;
     const started = this.#now();
     this.#steps += 1;
-    hooks?.onEvent?.('loop.step', { step: this.#steps });
+    hooks?.onEvent?.({ type: 'loop.step', step: this.#steps });
     let response: ModelResponse;
     try {
       // Streamed, so every node's answer can be watched as it is written (`text.delta`).
@@ -302,8 +303,8 @@ class TurnRun {
         signal,
         (delta) => {
           if (delta.type === 'text')
-            hooks?.onEvent?.('text.delta', { step: this.#steps, text: delta.text });
-          else hooks?.onEvent?.('text.reset', { step: this.#steps, reason: delta.reason });
+            hooks?.onEvent?.({ type: 'text.delta', step: this.#steps, text: delta.text });
+          else hooks?.onEvent?.({ type: 'text.reset', step: this.#steps, reason: delta.reason });
         },
       );
     } catch (error) {
@@ -328,16 +329,17 @@ class TurnRun {
       tool_calls: response.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
       ts: this.#now(),
     });
-    hooks?.onEvent?.('model.call', {
+    hooks?.onEvent?.({
+      type: 'model.call',
       step: this.#steps,
       endpoint: response.endpointIndex,
       model: response.model,
       ms: this.#now() - started,
-      input_tokens: response.usage.input_tokens,
-      output_tokens: response.usage.output_tokens,
-      finish_reason: response.finishReason,
-      tool_calls: response.toolCalls.length,
-      ...(logContent === true ? { text: response.text } : { text_chars: response.text.length }),
+      inputTokens: response.usage.input_tokens,
+      outputTokens: response.usage.output_tokens,
+      finishReason: response.finishReason,
+      toolCalls: response.toolCalls.length,
+      ...(logContent === true ? { text: response.text } : { textChars: response.text.length }),
     });
     return response;
   }
@@ -364,7 +366,8 @@ class TurnRun {
     finish?: Finish,
     captured?: { value: unknown },
   ): TurnReport {
-    this.#options.hooks?.onEvent?.('loop.stop', {
+    this.#options.hooks?.onEvent?.({
+      type: 'loop.stop',
       status,
       ...(reason === undefined ? {} : { reason }),
     });

@@ -51,7 +51,7 @@ export async function runSessionTools(
     state.transcript.findLastIndex((m) => m.role === 'assistant'),
   );
   const results = await runToolRound(calls, finishHost, signal, {
-    onEvent: (kind, fields) => hooks?.onEvent?.(kind, fields),
+    onEvent: (event) => hooks?.onEvent?.(event),
     logContent: logContent === true,
     now: options.now ?? (() => Date.now()),
     onResult: (message) => hooks?.onTranscript?.({ op: 'append', message }),

@@ -1,5 +1,6 @@
 import type { ModelClient } from '../intel/model.js';
 import type {
+  ChildEvent,
   Finish,
   Limits,
   Outcome,
@@ -18,7 +19,7 @@ export interface Admission {
 /** How the session reports and asks: all optional, all called from the turn's own flow. */
 export interface SessionHooks {
   /** Progress, for the supervisor's watchdog and the live display. */
-  onEvent?(kind: string, fields: Record<string, unknown>): void;
+  onEvent?(event: ChildEvent): void;
   /** Each change to the transcript, as it happens (a tool result as soon as its call ends). */
   onTranscript?(entry: TranscriptEntry): void;
   /** Usage of each model call, reported right after the call. */

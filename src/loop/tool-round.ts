@@ -1,8 +1,8 @@
-import type { ToolCall, TranscriptMessage } from '../protocol/index.js';
+import type { ChildEvent, ToolCall, TranscriptMessage } from '../protocol/index.js';
 import type { ToolCallContext, ToolHost, ToolOutput } from '../tools/index.js';
 
 export interface RoundHooks {
-  onEvent(kind: string, fields: Record<string, unknown>): void;
+  onEvent(event: ChildEvent): void;
   logContent: boolean;
   now(): number;
   /** A call's result, the moment the call ends (before the round is committed). */
@@ -24,7 +24,8 @@ export async function runToolRound(
   const outputs = await Promise.all(
     calls.map(async (call, index): Promise<ToolOutput> => {
       const started = hooks.now();
-      hooks.onEvent('tool.call', {
+      hooks.onEvent({
+        type: 'tool.call',
         id: call.id,
         name: call.name,
         ...(hooks.logContent ? { args: call.args } : {}),
@@ -35,10 +36,11 @@ export async function runToolRound(
         callId: call.id,
       });
       hooks.onResult?.(toolMessage(call, output, hooks.now()));
-      hooks.onEvent('tool.result', {
+      hooks.onEvent({
+        type: 'tool.result',
         id: call.id,
         name: call.name,
-        is_error: output.isError,
+        isError: output.isError,
         // arbor refused it before the tool ran (a caveat, a policy, the call limit).
         ...(output.refused === true ? { refused: true } : {}),
         ms: hooks.now() - started,

@@ -75,6 +75,7 @@ export {
   toCamel,
   toEventLine,
   toSnake,
+  toEventFrame,
   toStoredEvent,
   toWireEvent,
   typeOfWireName,

@@ -174,6 +174,19 @@ export function fromStoredEvent(
   });
 }
 
+/**
+ * The `event` frame a child sends for an event it reports: its wire name and its fields in
+ * snake_case, as `readChildEvent` reads them back.
+ */
+export function toEventFrame(event: ChildEvent): {
+  type: 'event';
+  event: string;
+  fields: JsonObject;
+} {
+  const { kind, data } = toStoredEvent(event);
+  return { type: 'event', event: kind, fields: data };
+}
+
 const CHILD_TYPES: ReadonlySet<string> = new Set(CHILD_EVENT_TYPES);
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazyRecord } from './lazy-record.js';
 import { IntelActiveSchema } from './intelligence.js';
 import { TERMINAL_STATUSES } from './outcome.js';
 
@@ -24,250 +25,281 @@ export const NodeStatusSchema = z.enum([
 const empty = z.looseObject({});
 
 /** The fields of each event type. */
-export const RUN_EVENT_FIELDS = {
+/** How to make the fields schema of each event type (see `RUN_EVENT_FIELDS`). */
+const FIELD_SCHEMA_MAKERS = {
   /** A node was minted through the chokepoint and its child is starting. */
-  'node.spawned': z.object({
-    mode: z.string(),
-    provider: z.string(),
-    depth: z.number(),
-    parent: z.string().optional(),
-  }),
+  'node.spawned': () =>
+    z.object({
+      mode: z.string(),
+      provider: z.string(),
+      depth: z.number(),
+      parent: z.string().optional(),
+    }),
   /** A node's status changed (spawning, running, then how it ended). */
-  'node.status': z.object({ status: NodeStatusSchema }),
+  'node.status': () => z.object({ status: NodeStatusSchema }),
   /** A node ended, with how (`result`, `failed`, `synthetic`, `resume`) and its exit code. */
-  'node.end': z.object({
-    status: z.string(),
-    via: z.string(),
-    /** Absent for a node a resume settled without running it. */
-    exitCode: z.number().nullable().optional(),
-    reason: z.string().optional(),
-    /** Protocol violations the child made, and lines it wrote past the limit, dropped unread. */
-    violations: z.number().optional(),
-    droppedLines: z.number().optional(),
-  }),
-  'node.restart': z.object({ attempt: z.number(), delayMs: z.number(), reason: z.string() }),
+  'node.end': () =>
+    z.object({
+      status: z.string(),
+      via: z.string(),
+      /** Absent for a node a resume settled without running it. */
+      exitCode: z.number().nullable().optional(),
+      reason: z.string().optional(),
+      /** Protocol violations the child made, and lines it wrote past the limit, dropped unread. */
+      violations: z.number().optional(),
+      droppedLines: z.number().optional(),
+    }),
+  'node.restart': () => z.object({ attempt: z.number(), delayMs: z.number(), reason: z.string() }),
   /** A node whose fleet worker was lost is queued again (its `attempt`), from its transcript. */
-  'node.requeue': z.object({ attempt: z.number(), reason: z.string() }),
+  'node.requeue': () => z.object({ attempt: z.number(), reason: z.string() }),
   /** An interrupted node re-spawned by `arbor resume`, continuing its recorded transcript. */
-  'node.resumed': z.object({
-    mode: z.string(),
-    provider: z.string(),
-    transcriptMessages: z.number(),
-  }),
+  'node.resumed': () =>
+    z.object({
+      mode: z.string(),
+      provider: z.string(),
+      transcriptMessages: z.number(),
+    }),
   /** A node that had finished before the crash, its recorded result given again on resume. */
-  'node.reused': z.object({ status: z.string() }),
+  'node.reused': () => z.object({ status: z.string() }),
   /** A resumed node's first turn finishes the step that was in flight at the crash. */
-  'loop.resumed_step': z.object({ toolCalls: z.number(), pending: z.number() }),
+  'loop.resumed_step': () => z.object({ toolCalls: z.number(), pending: z.number() }),
   /** A child reported a transcript change that is not one (it is not stored). */
-  'transcript.invalid': z.object({ reason: z.string() }),
+  'transcript.invalid': () => z.object({ reason: z.string() }),
   /**
    * A child reported an event this arbor does not know, or one whose fields do not match its
    * schema: it is not stored or passed on. Recorded once per event name and node.
    */
-  'event.invalid': z.object({ name: z.string(), reason: z.string() }),
+  'event.invalid': () => z.object({ name: z.string(), reason: z.string() }),
   /**
    * Read back from a store: an event of a type this arbor does not know (recorded by another
    * version), its stored `name` and `fields` as they are. Never recorded.
    */
-  'event.unknown': z.object({ name: z.string(), fields: z.record(z.string(), z.unknown()) }),
-  'node.cancel': z.object({ reason: z.string() }),
+  'event.unknown': () => z.object({ name: z.string(), fields: z.record(z.string(), z.unknown()) }),
+  'node.cancel': () => z.object({ reason: z.string() }),
   /** `pooled`: the child was started ahead of time, in a pool (`--pool`), and taken from it. */
-  'child.ready': z.object({
-    attempt: z.number(),
-    pid: z.number().optional(),
-    pooled: z.boolean().optional(),
-  }),
-  'child.teardown': z.object({ reason: z.string() }),
+  'child.ready': () =>
+    z.object({
+      attempt: z.number(),
+      pid: z.number().optional(),
+      pooled: z.boolean().optional(),
+    }),
+  'child.teardown': () => z.object({ reason: z.string() }),
   /** The kill ladder ran: its rungs, whether the child exited, and how long it took. */
-  'child.killed': z.object({
-    reason: z.string(),
-    steps: z.array(z.unknown()),
-    exited: z.boolean(),
-    durationMs: z.number(),
-    forced: z.boolean(),
-  }),
+  'child.killed': () =>
+    z.object({
+      reason: z.string(),
+      steps: z.array(z.unknown()),
+      exited: z.boolean(),
+      durationMs: z.number(),
+      forced: z.boolean(),
+    }),
   /**
    * Run-level: which entry the run's process children start from (the start-up `snapshot`, or the
    * `bundle` and why), recorded once, before the first process child starts.
    */
-  'child.entry': z.object({
-    entry: z.enum(['snapshot', 'bundle']),
-    snapshot: z.string().optional(),
-    reason: z.string().optional(),
-    built: z.boolean().optional(),
-    buildMs: z.number().optional(),
-    warnings: z.array(z.string()).optional(),
-  }),
-  'protocol.violation': z.object({
-    code: z.string(),
-    line: z.number(),
-    reason: z.string(),
-    excerpt: z.string(),
-  }),
-  'spawn.refused': z.object({ reason: z.string() }),
+  'child.entry': () =>
+    z.object({
+      entry: z.enum(['snapshot', 'bundle']),
+      snapshot: z.string().optional(),
+      reason: z.string().optional(),
+      built: z.boolean().optional(),
+      buildMs: z.number().optional(),
+      warnings: z.array(z.string()).optional(),
+    }),
+  'protocol.violation': () =>
+    z.object({
+      code: z.string(),
+      line: z.number(),
+      reason: z.string(),
+      excerpt: z.string(),
+    }),
+  'spawn.refused': () => z.object({ reason: z.string() }),
   /**
    * A spawn over the spawn rate, or over its caller's breadth, waits (`waitMs`: until the next
    * rate slot); `queued` spawns of the run wait now.
    */
-  'spawn.waiting': z.object({
-    for: z.enum(['rate', 'breadth']),
-    waitMs: z.number().optional(),
-    reason: z.string(),
-    queued: z.number(),
-  }),
+  'spawn.waiting': () =>
+    z.object({
+      for: z.enum(['rate', 'breadth']),
+      waitMs: z.number().optional(),
+      reason: z.string(),
+      queued: z.number(),
+    }),
   /** The wait is over (the spawn then goes through the chokepoint again). */
-  'spawn.waited': z.object({ for: z.enum(['rate', 'breadth']), waitedMs: z.number() }),
-  'tools.gated': z.object({ gated: z.array(z.string()), routedServers: z.array(z.string()) }),
-  'loop.step': z.object({ step: z.number() }),
-  'loop.stop': z.object({ status: z.string(), reason: z.string().optional() }),
-  'loop.paused': empty,
-  'loop.resumed': z.object({ cancelled: z.boolean() }),
+  'spawn.waited': () => z.object({ for: z.enum(['rate', 'breadth']), waitedMs: z.number() }),
+  'tools.gated': () => z.object({ gated: z.array(z.string()), routedServers: z.array(z.string()) }),
+  'loop.step': () => z.object({ step: z.number() }),
+  'loop.stop': () => z.object({ status: z.string(), reason: z.string().optional() }),
+  'loop.paused': () => empty,
+  'loop.resumed': () => z.object({ cancelled: z.boolean() }),
   /** One model call, once its answer is complete. */
-  'model.call': z.object({
-    step: z.number(),
-    endpoint: z.number(),
-    model: z.string(),
-    ms: z.number(),
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    finishReason: z.string(),
-    toolCalls: z.number(),
-    text: z.string().optional(),
-    textChars: z.number().optional(),
-  }),
+  'model.call': () =>
+    z.object({
+      step: z.number(),
+      endpoint: z.number(),
+      model: z.string(),
+      ms: z.number(),
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      finishReason: z.string(),
+      toolCalls: z.number(),
+      text: z.string().optional(),
+      textChars: z.number().optional(),
+    }),
   /** An attempt at a model endpoint failed (it may be retried, or failed over). */
-  'model.error': z.object({ endpoint: z.number(), kind: z.string() }),
+  'model.error': () => z.object({ endpoint: z.number(), kind: z.string() }),
   /** A piece of a node's answer as the model writes it. */
-  'text.delta': z.object({ step: z.number(), text: z.string() }),
+  'text.delta': () => z.object({ step: z.number(), text: z.string() }),
   /** The stream broke off and is being made again: drop this node's text since its last step. */
-  'text.reset': z.object({ step: z.number(), reason: z.string() }),
+  'text.reset': () => z.object({ step: z.number(), reason: z.string() }),
   /**
    * `args` only when content is logged; a string when the child cut it to the event bound
    * (the event then has `truncated: true`).
    */
-  'tool.call': z.object({
-    id: z.string(),
-    name: z.string(),
-    args: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
-  }),
-  'tool.result': z.object({
-    id: z.string(),
-    name: z.string(),
-    isError: z.boolean(),
-    /** arbor refused the call before the tool ran; absent: it ran. */
-    refused: z.boolean().optional(),
-    ms: z.number(),
-    content: z.unknown().optional(),
-  }),
+  'tool.call': () =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      args: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+    }),
+  'tool.result': () =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      isError: z.boolean(),
+      /** arbor refused the call before the tool ran; absent: it ran. */
+      refused: z.boolean().optional(),
+      ms: z.number(),
+      content: z.unknown().optional(),
+    }),
   /** Tokens (and cost) of one model call of a node. */
-  usage: z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    costUsd: z.number().optional(),
-  }),
+  usage: () =>
+    z.object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      costUsd: z.number().optional(),
+    }),
   /** A warm node answered a message. */
-  turn: z.object({ status: z.string() }),
-  'turn.outcome': z.object({ status: z.string() }),
-  'turn.restarted': z.object({ reason: z.string() }),
+  turn: () => z.object({ status: z.string() }),
+  'turn.outcome': () => z.object({ status: z.string() }),
+  'turn.restarted': () => z.object({ reason: z.string() }),
   /**
    * A question waits for a person (ask_human, a policy `ask`, an egress approval), with what the
    * asker shows besides the question. Its NDJSON and stored name is `gate.open`.
    */
-  'gate.opened': z
-    .object({
+  'gate.opened': () =>
+    z
+      .object({
+        gate: z.string().optional(),
+        question: z.string().optional(),
+        node: z.string().optional(),
+        choices: z.array(z.string()).optional(),
+        tool: z.string().optional(),
+        args: z.unknown().optional(),
+        /** A gate open when the supervisor died, asked again under its own id by the resumed run. */
+        resumed: z.boolean().optional(),
+      })
+      .catchall(z.unknown()),
+  'gate.closed': () =>
+    z.object({
       gate: z.string().optional(),
-      question: z.string().optional(),
       node: z.string().optional(),
-      choices: z.array(z.string()).optional(),
-      tool: z.string().optional(),
-      args: z.unknown().optional(),
-      /** A gate open when the supervisor died, asked again under its own id by the resumed run. */
-      resumed: z.boolean().optional(),
-    })
-    .catchall(z.unknown()),
-  'gate.closed': z.object({
-    gate: z.string().optional(),
-    node: z.string().optional(),
-    answered: z.boolean().optional(),
-    via: z.string(),
-  }),
-  'policy.decision': z.object({
-    tool: z.string(),
-    action: z.enum(['allow', 'deny', 'ask']),
-    rule: z.number().optional(),
-    reason: z.string(),
-    failedClosed: z.boolean().optional(),
-  }),
-  'policy.answer': z.object({ tool: z.string(), approved: z.boolean(), via: z.string() }),
+      answered: z.boolean().optional(),
+      via: z.string(),
+    }),
+  'policy.decision': () =>
+    z.object({
+      tool: z.string(),
+      action: z.enum(['allow', 'deny', 'ask']),
+      rule: z.number().optional(),
+      reason: z.string(),
+      failedClosed: z.boolean().optional(),
+    }),
+  'policy.answer': () => z.object({ tool: z.string(), approved: z.boolean(), via: z.string() }),
   /** The node's runtime trust changed (see `TrajectoryEventSchema`); other fields may come along (an `a2a` node names its `peer`). */
-  trajectory: z
-    .object({
-      exposed: z.boolean(),
-      sensitive: z.boolean(),
-      /** 0–1, rising with flagged content, refusals and failures, decaying each step. */
-      risk: z.number().min(0).max(1),
-      /** The first untrusted source that reached the node. */
-      exposedBy: z.string().optional(),
-      /** The first sensitive source the node read. */
-      sensitiveBy: z.string().optional(),
-    })
-    .catchall(z.unknown()),
-  'content.flagged': z.object({ tool: z.string(), source: z.string(), rules: z.array(z.string()) }),
-  'trifecta.held': z.object({ tool: z.string(), mode: z.string(), reason: z.string() }),
-  'trifecta.answer': z.object({ tool: z.string(), approved: z.boolean() }),
-  'intel.health': z.object({ allDown: z.boolean(), active: IntelActiveSchema.optional() }),
-  'intel.swap': z.object({ policy: z.string(), endpoints: z.number() }),
-  'intel.swapped': z.object({
-    policy: z.string(),
-    endpoints: z.number(),
-    modelChanged: z.boolean(),
-  }),
-  'intel.swap_rejected': z.object({ reason: z.string() }),
-  'budget.ceiling': z.object({ tokens: z.number(), usd: z.number().optional() }),
+  trajectory: () =>
+    z
+      .object({
+        exposed: z.boolean(),
+        sensitive: z.boolean(),
+        /** 0–1, rising with flagged content, refusals and failures, decaying each step. */
+        risk: z.number().min(0).max(1),
+        /** The first untrusted source that reached the node. */
+        exposedBy: z.string().optional(),
+        /** The first sensitive source the node read. */
+        sensitiveBy: z.string().optional(),
+      })
+      .catchall(z.unknown()),
+  'content.flagged': () =>
+    z.object({ tool: z.string(), source: z.string(), rules: z.array(z.string()) }),
+  'trifecta.held': () => z.object({ tool: z.string(), mode: z.string(), reason: z.string() }),
+  'trifecta.answer': () => z.object({ tool: z.string(), approved: z.boolean() }),
+  'intel.health': () => z.object({ allDown: z.boolean(), active: IntelActiveSchema.optional() }),
+  'intel.swap': () => z.object({ policy: z.string(), endpoints: z.number() }),
+  'intel.swapped': () =>
+    z.object({
+      policy: z.string(),
+      endpoints: z.number(),
+      modelChanged: z.boolean(),
+    }),
+  'intel.swap_rejected': () => z.object({ reason: z.string() }),
+  'budget.ceiling': () => z.object({ tokens: z.number(), usd: z.number().optional() }),
   /** Run-level: the exec sandbox is off (`--sandbox off`). */
-  'sandbox.off': empty,
+  'sandbox.off': () => empty,
   /** Run-level: the sandbox was asked for and cannot work here. */
-  'sandbox.unavailable': z.object({ reason: z.string() }),
+  'sandbox.unavailable': () => z.object({ reason: z.string() }),
   /** Run-level: a plan run is about to write its run-log at `path` (its digest). */
-  'plan.run_log': z.object({ path: z.string(), sha256: z.string() }),
+  'plan.run_log': () => z.object({ path: z.string(), sha256: z.string() }),
   /** Run-level: an arbor took an interrupted run over (`owner`), with its active time so far. */
-  'run.resumed': z.object({ activeMs: z.number(), nodes: z.number(), owner: z.unknown() }),
+  'run.resumed': () => z.object({ activeMs: z.number(), nodes: z.number(), owner: z.unknown() }),
   /**
    * Run-level: the run's supervisor died; a later arbor marked it interrupted, with the gates that
    * were open (`openGates`).
    */
-  'run.interrupted': z.object({
-    reason: z.string(),
-    owner: z.unknown().optional(),
-    openGates: z.array(z.string()).optional(),
-  }),
+  'run.interrupted': () =>
+    z.object({
+      reason: z.string(),
+      owner: z.unknown().optional(),
+      openGates: z.array(z.string()).optional(),
+    }),
   /**
    * Run-level, `arbor run --events ndjson` only: a warning Node raised in the supervisor's process
    * (its `name` and `message`), written among the run's events instead of as free text. Not stored.
    */
-  'process.warning': z.object({ name: z.string(), message: z.string() }),
+  'process.warning': () => z.object({ name: z.string(), message: z.string() }),
   /** A `queue` node's attempt was queued on the fleet as job `job`. */
-  'fleet.queued': z.object({ job: z.string(), attempt: z.number(), labels: z.array(z.string()) }),
+  'fleet.queued': () =>
+    z.object({ job: z.string(), attempt: z.number(), labels: z.array(z.string()) }),
   /** A fleet worker took the job. */
-  'fleet.assigned': z.object({
-    job: z.string(),
-    worker: z.string(),
-    host: z.string(),
-    attempt: z.number(),
-  }),
+  'fleet.assigned': () =>
+    z.object({
+      job: z.string(),
+      worker: z.string(),
+      host: z.string(),
+      attempt: z.number(),
+    }),
   /** The worker holding the job was lost (it stalled, died, or said nothing after SIGKILL). */
-  'fleet.lost': z.object({ job: z.string(), reason: z.string() }),
+  'fleet.lost': () => z.object({ job: z.string(), reason: z.string() }),
   /** An `a2a` node's remote task was created (or taken up) at its peer. */
-  'a2a.task': z.object({ peer: z.string(), taskId: z.string(), state: z.string() }),
+  'a2a.task': () => z.object({ peer: z.string(), taskId: z.string(), state: z.string() }),
   /** The remote task's status, as the peer streamed it (`remoteEvent`: what an arbor peer did). */
-  'a2a.status': z.object({
-    peer: z.string(),
-    state: z.string(),
-    remoteEvent: z.string().optional(),
-  }),
+  'a2a.status': () =>
+    z.object({
+      peer: z.string(),
+      state: z.string(),
+      remoteEvent: z.string().optional(),
+    }),
 } as const;
 
-type FieldSchemas = typeof RUN_EVENT_FIELDS;
+type FieldSchemas = {
+  [K in keyof typeof FIELD_SCHEMA_MAKERS]: ReturnType<(typeof FIELD_SCHEMA_MAKERS)[K]>;
+};
+
+/**
+ * The fields of each event type. Each schema is made the first time it is read: a run uses a few
+ * of them, and a child (which starts often and checks none) should not pay for making them all.
+ */
+export const RUN_EVENT_FIELDS: FieldSchemas = lazyRecord(FIELD_SCHEMA_MAKERS);
 
 /** Every event type. */
 export type RunEventType = keyof FieldSchemas;
@@ -293,11 +325,13 @@ type Member<K extends RunEventType> = { type: K } & EventBase & RunEventFields<K
 export const RUN_EVENT_TYPES = Object.keys(RUN_EVENT_FIELDS) as readonly RunEventType[];
 
 /** One event of a run: its `type` says which, and which fields it has. */
-export const RunEventSchema = z.discriminatedUnion(
-  'type',
-  RUN_EVENT_TYPES.map((type) =>
-    RUN_EVENT_FIELDS[type].extend({ type: z.literal(type) }).extend(EventBaseSchema.shape),
-  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+export const RunEventSchema = z.lazy(() =>
+  z.discriminatedUnion(
+    'type',
+    RUN_EVENT_TYPES.map((type) =>
+      RUN_EVENT_FIELDS[type].extend({ type: z.literal(type) }).extend(EventBaseSchema.shape),
+    ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  ),
 ) as unknown as z.ZodType<{ [K in RunEventType]: Member<K> }[RunEventType]>;
 export type RunEvent = z.infer<typeof RunEventSchema>;
 

@@ -58,29 +58,45 @@ export class SecretScrubber {
     return new StreamScrubber(() => this.#matcher);
   }
 
+  /**
+   * Nothing is allocated until the first change: most values hold no secret, and events pass here
+   * by the thousand per second.
+   */
   #deep(value: unknown, opaque?: ReadonlySet<string>): unknown {
     if (typeof value === 'string') return this.text(value);
+    if (typeof value !== 'object' || value === null) return value;
     if (Array.isArray(value)) {
       const items = value as readonly unknown[];
-      const out = items.map((item) => this.#deep(item));
-      return out.some((item, index) => item !== items[index]) ? out : value;
+      let out: unknown[] | undefined;
+      for (let index = 0; index < items.length; index += 1) {
+        const item = items[index];
+        const scrubbed = this.#deep(item);
+        if (out === undefined && scrubbed !== item) out = items.slice(0, index);
+        out?.push(scrubbed);
+      }
+      return out ?? value;
     }
-    if (typeof value !== 'object' || value === null) return value;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    let out: Record<string, unknown> | undefined;
+    let index = 0;
+    for (const key of keys) {
+      const item = record[key];
       const kept = opaque?.has(key) === true;
       const name = kept ? key : this.text(key);
       const scrubbed = kept ? item : this.#deep(item);
-      changed ||= name !== key || scrubbed !== item;
-      // Defined, not assigned: a `__proto__` key stays a key and never becomes the prototype.
-      Object.defineProperty(out, name, {
-        value: scrubbed,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (out === undefined && (name !== key || scrubbed !== item)) {
+        out = {};
+        for (const earlier of keys.slice(0, index)) define(out, earlier, record[earlier]);
+      }
+      if (out !== undefined) define(out, name, scrubbed);
+      index += 1;
     }
-    return changed ? out : value;
+    return out ?? value;
   }
+}
+
+/** Defined, not assigned: a `__proto__` key stays a key and never becomes the prototype. */
+function define(out: Record<string, unknown>, name: string, value: unknown): void {
+  Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -7,7 +7,7 @@ import {
   type SwapPolicy,
 } from '../protocol/index.js';
 import type { BudgetSettings } from '../supervisor/index.js';
-import type { PolicyRule } from '../tools/index.js';
+import type { PolicyRule } from '../authority/policy/index.js';
 
 /** How commands are contained: bubblewrap where it works, bubblewrap or fail, or none at all. */
 export type SandboxChoice = 'auto' | 'required' | 'off';

@@ -6,7 +6,8 @@ import type {
   SpawnPayloadInput,
   Usage,
 } from '../protocol/index.js';
-import type { HostTool, PolicyRule } from '../tools/index.js';
+import type { HostTool } from '../tools/index.js';
+import type { PolicyRule } from '../authority/policy/index.js';
 import type { BudgetSettings } from './budget/index.js';
 import type { ChildEnd } from './node/child-end.js';
 import type { ChildCommand } from './launch/child-entry.js';

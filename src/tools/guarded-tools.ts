@@ -8,6 +8,7 @@ import {
 import type { SensitiveMatcher } from '../authority/sensitive-paths.js';
 import {
   looksSecret,
+  type ChildEvent,
   type ContentIsolation,
   type JsonObject,
   type RuntimeTrifecta,
@@ -36,7 +37,7 @@ export interface GuardedToolsOptions {
     signal: AbortSignal,
   ): Promise<EgressApproval>;
   /** `trajectory`, `content.flagged`, `trifecta.held`, `trifecta.answer`. */
-  onEvent(kind: string, fields: Record<string, unknown>): void;
+  onEvent(event: ChildEvent): void;
 }
 
 /**
@@ -102,7 +103,12 @@ export class GuardedTools implements ToolHost {
     const { trajectory, trifecta } = this.#options;
     const hold = egressHold(trajectory.snapshot(), trifecta);
     if (hold === undefined) return undefined;
-    this.#options.onEvent('trifecta.held', { tool: call.name, mode: trifecta.mode, reason: hold });
+    this.#options.onEvent({
+      type: 'trifecta.held',
+      tool: call.name,
+      mode: trifecta.mode,
+      reason: hold,
+    });
     let why: string;
     if (trifecta.mode === 'deny') {
       why = `${hold}; runtime_trifecta is "deny"`;
@@ -111,7 +117,11 @@ export class GuardedTools implements ToolHost {
         { tool: call.name, args: call.args, reason: hold },
         signal,
       );
-      this.#options.onEvent('trifecta.answer', { tool: call.name, approved: answer.approved });
+      this.#options.onEvent({
+        type: 'trifecta.answer',
+        tool: call.name,
+        approved: answer.approved,
+      });
       if (answer.approved) return undefined;
       why = `${hold}, and ${answer.reason}`;
     }
@@ -173,7 +183,7 @@ export class GuardedTools implements ToolHost {
     const source = output.source ?? profile.source;
     const rules = detectInjection(text);
     if (rules.length > 0)
-      this.#options.onEvent('content.flagged', { tool: call.name, source, rules });
+      this.#options.onEvent({ type: 'content.flagged', tool: call.name, source, rules });
     const content = isolation.spotlight
       ? wrapUntrusted(text, {
           marker: isolation.marker,
@@ -186,7 +196,16 @@ export class GuardedTools implements ToolHost {
   }
 
   #report(): void {
-    this.#options.onEvent('trajectory', { ...this.#options.trajectory.snapshot() });
+    const { exposed, sensitive, risk, exposed_by, sensitive_by } =
+      this.#options.trajectory.snapshot();
+    this.#options.onEvent({
+      type: 'trajectory',
+      exposed,
+      sensitive,
+      risk,
+      ...(exposed_by === undefined ? {} : { exposedBy: exposed_by }),
+      ...(sensitive_by === undefined ? {} : { sensitiveBy: sensitive_by }),
+    });
   }
 }
 

@@ -51,22 +51,9 @@ export {
   SubagentSendArgs,
   SubagentStatusArgs,
 } from './internal-catalog.js';
-// The policy and the trifecta rule live in `src/authority/`; the tools barrel has always offered
-// them next to the tools they judge.
-export {
-  PolicyRuleSchema,
-  PolicyRulesSchema,
-  ToolPatternSchema,
-  checkTrifecta,
-  couldApply,
-  effectiveServerTags,
-  evaluatePolicy,
-  gatedTools,
-  type CallerKind,
-  type PolicyCall,
-  type PolicyRule,
-  type ToolProfile,
-} from '../authority/index.js';
+// The trifecta rule lives in `src/authority/` (the policy in `src/authority/policy/`); the tools
+// barrel offers the rule next to the tools it judges.
+export { checkTrifecta, effectiveServerTags, type ToolProfile } from '../authority/index.js';
 export {
   toolError,
   toolRefusal,

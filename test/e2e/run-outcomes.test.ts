@@ -48,6 +48,35 @@ describe('arbor run: outcomes and exit codes', () => {
     store.close();
   });
 
+  it('records every event a real child reports: each checks against its schema, none is dropped as `event.invalid`', async () => {
+    const { code, stderr, db } = await run(
+      steps(
+        { tool_calls: [{ name: 'sleep', args: { ms: 1 } }] },
+        { tool_calls: [{ name: 'nope.missing', args: {} }] },
+        { text: 'Done after a nap.' },
+      ),
+    );
+    expect(code).toBe(0);
+    const runId = /arbor: run (run_[0-9a-z]+)/.exec(stderr)?.[1];
+    const store = new SqliteStore(db);
+    const events = store.listEvents(runId!);
+    store.close();
+    const kinds = events.map((e) => e.kind);
+    expect(kinds).toEqual(
+      expect.arrayContaining(['loop.step', 'model.call', 'tool.call', 'tool.result', 'loop.stop']),
+    );
+    expect(kinds).not.toContain('event.invalid');
+    // The child's fields arrive under the names the schema gives them, stored in snake_case.
+    const modelCall = events.find((e) => e.kind === 'model.call')?.data ?? {};
+    expect(typeof modelCall.input_tokens).toBe('number');
+    expect(typeof modelCall.finish_reason).toBe('string');
+    expect(modelCall.tool_calls).toBe(1);
+    expect(events.filter((e) => e.kind === 'tool.result').map((e) => e.data)).toEqual([
+      expect.objectContaining({ name: 'sleep', is_error: false }),
+      expect.objectContaining({ name: 'nope_missing', is_error: true, refused: true }),
+    ]);
+  });
+
   it('writes NDJSON events on stderr when it is not a terminal', async () => {
     const { stderr } = await run(steps({ text: 'ok' }));
     const events = stderr

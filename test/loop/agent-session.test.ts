@@ -132,7 +132,7 @@ describe('AgentSession', () => {
       ),
       [waitTool([])],
       {},
-      { onUsage: (u) => usages.push(u.input_tokens), onEvent: (kind) => events.push(kind) },
+      { onUsage: (u) => usages.push(u.input_tokens), onEvent: (event) => events.push(event.type) },
     );
     const report = await agent.runTurn(undefined, { signal });
     expect(usages).toEqual([10, 20]);

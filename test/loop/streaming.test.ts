@@ -25,7 +25,7 @@ async function streamedTurn(dialect: Dialect, playbooks: Parameters<typeof fakeL
     system: 'You test.',
     transcript: [{ role: 'user', text: 'Go.' }],
     limits: LimitsSchema.parse({}),
-    hooks: { onEvent: (kind, fields) => events.push({ kind, fields }) },
+    hooks: { onEvent: ({ type, ...fields }) => events.push({ kind: type, fields }) },
   });
   const report = await agent.runTurn(undefined, { signal: new AbortController().signal });
   return { servers, events, report };

@@ -74,6 +74,22 @@ describe('SecretScrubber: deep', () => {
     expect(scrub.deep(value)).toBe(value);
   });
 
+  it('copies only what changed: keys before and after a secret keep their order, untouched parts are the same objects', () => {
+    const value = JSON.parse(
+      `{"__proto__": "plain", "kept": {"x": 1}, "key": "${KEY}", "after": ["y"]}`,
+    ) as Record<string, unknown>;
+    const out = scrub.deep(value);
+    expect(out).not.toBe(value);
+    expect(Object.keys(out)).toEqual(['__proto__', 'kept', 'key', 'after']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toBe('plain');
+    expect(out.kept).toBe(value.kept);
+    expect(out.after).toBe(value.after);
+    expect(out.key).toBe(REDACTED);
+    const list = ['a', 'b', KEY, 'c'];
+    expect(scrub.deep(list)).toEqual(['a', 'b', REDACTED, 'c']);
+  });
+
   it('keeps a `__proto__` key a key', () => {
     const value: unknown = JSON.parse(`{"__proto__": "${KEY}"}`);
     const out = scrub.deep(value) as Record<string, unknown>;

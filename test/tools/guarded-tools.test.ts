@@ -62,7 +62,7 @@ function guard(
       asked.push(request);
       return Promise.resolve(options.approve ?? { approved: false, reason: 'the answer was "no"' });
     },
-    onEvent: (kind, fields) => events.push([kind, fields]),
+    onEvent: ({ type, ...fields }) => events.push([type, fields]),
   });
   const call = (name: string, args: JsonObject = {}) =>
     host.call({ id: 'c', name, args }, { signal: new AbortController().signal, callId: 'c' });

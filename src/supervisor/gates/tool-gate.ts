@@ -26,14 +26,16 @@ import {
   checkTrifecta,
   countedAtSpawn,
   effectiveServerTags,
-  evaluatePolicy,
-  gatedTools,
   isToolAllowed,
   knownTrajectory,
+} from '../../authority/index.js';
+import {
+  evaluatePolicy,
+  gatedTools,
   serverCouldBeGated,
   type CallerKind,
   type PolicyRule,
-} from '../../authority/index.js';
+} from '../../authority/policy/index.js';
 
 type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
 

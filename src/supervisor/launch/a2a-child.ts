@@ -23,6 +23,7 @@ import {
   outcomeOf,
   PROTOCOL_VERSION,
   type A2aPeerSpec,
+  type ChildEvent,
   type Outcome,
   type SpawnPayload,
   type TerminalStatus,
@@ -71,8 +72,8 @@ async function delegate(
   channel: ControlChannel,
   writer: FrameWriter,
 ): Promise<Outcome> {
-  const event = (name: string, fields: Record<string, unknown>): void => {
-    writer.send({ type: 'event', event: name, fields: { peer: peer.name, ...fields } });
+  const event = (reported: ChildEvent): void => {
+    writer.event(reported);
   };
   let client: Client;
   try {
@@ -85,8 +86,14 @@ async function delegate(
     return outcomeOf('failed', null, `A2A peer \`${peer.name}\` cannot be reached: ${why(error)}`);
   }
   // Whatever the peer says from here on is untrusted content.
-  event('trajectory', { exposed: true, sensitive: false, risk: 0, exposed_by: `a2a:${peer.name}` });
-  const remote: Remote = { text: '' };
+  event({
+    type: 'trajectory',
+    exposed: true,
+    sensitive: false,
+    risk: 0,
+    exposedBy: `a2a:${peer.name}`,
+  });
+  const remote: Remote = { peer: peer.name, text: '' };
   const stop = new AbortController();
   const cancelling = { wanted: false, sent: false };
   // Called on cancel, and after each update: a cancel that came before the peer named its task
@@ -141,7 +148,7 @@ async function follow(
   message: Message,
   remote: Remote,
   signal: AbortSignal,
-  event: (name: string, fields: Record<string, unknown>) => void,
+  event: (reported: ChildEvent) => void,
   afterUpdate: () => void,
 ): Promise<TaskState | undefined> {
   let state: TaskState | undefined;
@@ -172,6 +179,8 @@ const EMPTY_ARTIFACT: Task['artifacts'][number] = {
 
 /** What is known of the remote task: the task, its answer so far, whether it answered with a message. */
 interface Remote {
+  /** The peer's name, in every event about its task. */
+  peer: string;
   task?: Task;
   text: string;
   message?: boolean;
@@ -184,19 +193,26 @@ const FINAL = new Set([
   TaskState.TASK_STATE_REJECTED,
 ]);
 
+/** A task state's name (`TASK_STATE_WORKING`); a number no enum member has, as that number. */
+function stateName(state: TaskState | undefined): string {
+  return TaskState[state ?? 0] ?? String(state);
+}
+
 /** Folds one update into what is known of the remote task; returns its state when it says one. */
 function apply(
   update: StreamResponse,
   remote: Remote,
-  event: (name: string, fields: Record<string, unknown>) => void,
+  event: (reported: ChildEvent) => void,
 ): TaskState | undefined {
   const payload = update.payload;
   switch (payload?.$case) {
     case 'task':
       remote.task = payload.value;
-      event('a2a.task', {
-        task_id: payload.value.id,
-        state: TaskState[payload.value.status?.state ?? 0],
+      event({
+        type: 'a2a.task',
+        peer: remote.peer,
+        taskId: payload.value.id,
+        state: stateName(payload.value.status?.state),
       });
       collect(remote, payload.value.artifacts);
       return payload.value.status?.state;
@@ -208,9 +224,11 @@ function apply(
         if (changed) remote.task.status = status;
         remote.task.metadata = { ...remote.task.metadata, ...payload.value.metadata };
       }
-      event('a2a.status', {
-        state: TaskState[status?.state ?? 0],
-        ...(typeof progress?.type === 'string' ? { remote_event: progress.type } : {}),
+      event({
+        type: 'a2a.status',
+        peer: remote.peer,
+        state: stateName(status?.state),
+        ...(typeof progress?.type === 'string' ? { remoteEvent: progress.type } : {}),
       });
       return status?.state;
     }

@@ -9,7 +9,7 @@ import {
   type SpawnPayload,
   type Usage,
 } from '../../protocol/index.js';
-import type { CallerKind } from '../../tools/index.js';
+import type { CallerKind } from '../../authority/policy/index.js';
 import { scrubbedEnd, type ChildEnd } from './child-end.js';
 import { childEnv } from '../launch/child-entry.js';
 import type { ChildLauncher } from '../launch/child-launcher.js';

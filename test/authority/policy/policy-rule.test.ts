@@ -1,7 +1,11 @@
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { formatIssues } from '../../../src/protocol/index.js';
-import { PolicyRuleSchema, PolicyRulesSchema, evaluatePolicy } from '../../../src/tools/index.js';
+import {
+  PolicyRuleSchema,
+  PolicyRulesSchema,
+  evaluatePolicy,
+} from '../../../src/authority/policy/index.js';
 
 describe('policy rules as written in config', () => {
   it('reads the documented TOML example', () => {

@@ -5,7 +5,7 @@ import {
   evaluatePolicy,
   type CallerKind,
   type PolicyCall,
-} from '../../../src/tools/index.js';
+} from '../../../src/authority/policy/index.js';
 
 const rules = (raw: unknown) => PolicyRulesSchema.parse(raw);
 

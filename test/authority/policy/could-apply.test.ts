@@ -8,7 +8,7 @@ import {
   gatedTools,
   type CallerKind,
   type PolicyRule,
-} from '../../../src/tools/index.js';
+} from '../../../src/authority/policy/index.js';
 
 const rules = (raw: unknown) => PolicyRulesSchema.parse(raw);
 
