@@ -3,7 +3,7 @@ import { Budget } from './budget/index.js';
 import { ChildLauncher } from './launch/child-launcher.js';
 import { failResponder, HumanGates, recordedGateEvents } from './gates/human-gates.js';
 import type { RecordEvent } from './event-sink.js';
-import type { LiveNode } from './node/live-node.js';
+import type { LiveNodes } from './live-nodes.js';
 import type { NodeEnvironment } from './node/node-lifecycle.js';
 import { ResumedRun } from './resume/resumed-run.js';
 import { SpawnDoor } from './spawn/spawn-door.js';
@@ -29,8 +29,8 @@ export interface PartsHost {
   /** The run's secret scrubber. */
   scrub: SecretScrubber;
   record: RecordEvent;
-  /** The caller's children still running. */
-  running: (caller: LiveNode) => LiveNode[];
+  /** The run's live nodes. */
+  nodes: LiveNodes;
   /** A node's display changed. */
   changed: (node: TreeNode) => void;
 }
@@ -80,7 +80,7 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
     now,
     checkGrant: (payload, who) => gate.checkTrifecta(payload) ?? options.checkGrant?.(payload, who),
     hasFleet: options.fleet !== undefined,
-    running: host.running,
+    nodes: host.nodes,
     record,
     changed: host.changed,
   });

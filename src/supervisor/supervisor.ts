@@ -74,7 +74,7 @@ export class Supervisor {
       now: this.#now,
       scrub: this.#scrub,
       record: this.#events.record,
-      running: (caller) => this.#nodes.runningChildren(caller),
+      nodes: this.#nodes,
       changed: (node) => this.#options.onEvent?.({ type: 'node', node }),
     });
     this.#budget = parts.budget;

@@ -12,6 +12,7 @@ import {
 } from './spawn-chokepoint.js';
 import { SpawnQueue, waitNotes } from './spawn-queue.js';
 import { SpawnRate } from './spawn-rate.js';
+import type { LiveNodes } from '../live-nodes.js';
 import type { Tree, TreeNode } from '../tree.js';
 
 /** What the door needs of the supervisor it belongs to. */
@@ -25,8 +26,8 @@ export interface SpawnDoorOptions {
   now: () => number;
   checkGrant: ChokepointContext['checkGrant'];
   hasFleet: boolean;
-  /** The caller's children still running. */
-  running(caller: LiveNode): LiveNode[];
+  /** The run's live nodes: a caller's children still running count against its breadth. */
+  nodes: Pick<LiveNodes, 'runningChildren'>;
   record: RecordEvent;
   /** The caller's display changed (it is waiting, or stopped waiting). */
   changed(node: TreeNode): void;
@@ -58,7 +59,7 @@ export class SpawnDoor {
     start: (decision: Admitted) => LiveNode,
   ): Promise<{ ok: true; child: LiveNode } | Refused> {
     const { node: at } = caller;
-    const running = (): LiveNode[] => this.#options.running(caller);
+    const running = (): LiveNode[] => this.#options.nodes.runningChildren(caller);
     const started = await this.#queue.admit({
       admit: () => {
         const decision = admitSpawn(
