@@ -13,6 +13,7 @@ export type {
   IntelligenceOption,
   LimitsOption,
   McpServerInput,
+  NetCredentialOption,
   PlanRunOptions,
   PolicyRuleInput,
   ResumeOptions,

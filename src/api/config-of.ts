@@ -48,6 +48,7 @@ export function configOf(options: ArborOptions): Record<string, unknown> {
       max_calls: grant.maxCalls,
     });
   if (options.mcp !== undefined) config.mcp = { server: options.mcp };
+  if (options.netCredentials !== undefined) config.net = { credential: options.netCredentials };
   if (security !== undefined)
     config.security = compact({
       allow_trifecta: security.allowTrifecta,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ConfigFileSchema, loadConfigFile, type ConfigFile } from '../config/index.js';
 import { resolveRunSettings, type RunSettings } from '../config/index.js';
 import { resolveFleet } from '../config/fleet-settings.js';
+import { resolveNetCredentials } from '../config/net-credential-table.js';
 import { resolveCredentials } from '../intel/index.js';
 import { ArborError, formatIssues, type IntelConfig } from '../protocol/index.js';
 import { toCamel } from '../runtime/index.js';
@@ -47,11 +48,13 @@ export async function openSettings(
       '(set per run)',
       { config: 'Arbor.open' },
       {},
-      { config: { ...config, queue: undefined }, cwd },
+      { config: { ...config, queue: undefined, net: undefined }, cwd },
     );
     // A fleet's Redis URL, password and all, is the environment's to give (`redis = "env:NAME"`).
     const fleet = resolveFleet(undefined, config.queue, env, undefined);
     if (fleet !== undefined) base.fleet = fleet;
+    // So are the values of `http.fetch` credentials (`env:NAME`), or their files.
+    base.netCredentials = resolveNetCredentials(config.net?.credential ?? [], env, 'Arbor.open');
   } catch (error) {
     if (error instanceof ArborError) throw new ArborError('config', camelPaths(error.message));
     throw error;

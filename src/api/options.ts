@@ -18,6 +18,19 @@ export type McpServerInput = z.input<typeof McpServerSpecSchema>;
 /** A `[[budget.window]]` table, written as in the config file. */
 export type BudgetWindowInput = z.input<typeof BudgetWindowSchema>;
 
+/**
+ * A `[[net.credential]]` table, written as in the config file: `http.fetch` sends `header` with
+ * the value `value` refers to on requests to `host`; no model, transcript or record sees the value.
+ */
+export interface NetCredentialOption {
+  /** A host name or address, exactly, optionally with `:PORT`. */
+  host: string;
+  /** Such as `authorization`. */
+  header: string;
+  /** `env:NAME` (read from `env`) or `file:/absolute/path`: never the value itself. */
+  value: string;
+}
+
 /** One model endpoint. A key given here is held in memory only: never stored, logged or sent in an event. */
 export interface EndpointOption {
   url: string;
@@ -103,6 +116,8 @@ export interface ArborOptions {
   grant?: GrantOption;
   /** MCP servers the root holds; children get subsets. */
   mcp?: McpServerInput[];
+  /** Headers `http.fetch` adds for a host (`[[net.credential]]`); a node holds those its `net` allows. */
+  netCredentials?: NetCredentialOption[];
   security?: SecurityOption;
   budget?: BudgetOption;
   /** A TOML config file read first (as `arbor run --config`). */

@@ -36,6 +36,7 @@ export {
   permitsNet,
   type NetEntry,
 } from './net-scope.js';
+export { credentialsFor, narrowNetCredentials } from './net-credentials.js';
 export { STATE_DIR, protectionOf, runStatePaths } from './protected-paths.js';
 export { defaultRunGrant } from './run-grant.js';
 export {

@@ -72,6 +72,7 @@ export async function buildChildTools(
     sandbox: payload.sandbox,
     protect: payload.protected_paths,
     namedHosts: payload.named_hosts,
+    netCredentials: payload.net_credentials ?? [],
   };
   const sources = [internal, builtinTools(grant), ...(servers?.sources ?? [])].map((source) =>
     gatedThroughSupervisor(source, gated, remote),

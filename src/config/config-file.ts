@@ -19,6 +19,7 @@ import {
   RuntimeTrifectaModeSchema,
   SwapPolicySchema,
 } from '../protocol/index.js';
+import { NetTableSchema } from './net-credential-table.js';
 import { QueueTableSchema } from './queue-table.js';
 import { ServeTableSchema } from './serve-table.js';
 import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
@@ -242,6 +243,7 @@ export const ConfigFileSchema = z
       })
       .optional()
       .describe("The run's grant: what the root, and so every descendant, may touch."),
+    net: NetTableSchema.optional(),
     store: z
       .strictObject({ path: z.string().min(1).optional().describe('The SQLite run store.') })
       .optional(),

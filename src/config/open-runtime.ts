@@ -1,5 +1,5 @@
 import { openFleet, type OpenFleet } from './open-fleet.js';
-import { urlSecrets } from '../protocol/index.js';
+import { netCredentialSecrets, urlSecrets } from '../protocol/index.js';
 import { Runtime, type RuntimeOptions } from '../runtime/index.js';
 import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings } from './run-settings.js';
@@ -10,12 +10,13 @@ type RuntimeHost = Pick<RuntimeOptions, 'cwd' | 'hostTools' | 'childCommand' | '
 /**
  * The one way a runtime is opened from resolved settings (`arbor run`, `arbor plan run|resume`,
  * the library's `Arbor` and so `arbor serve`): tracing and the fleet when the settings or the
- * environment name them (the fleet's Redis password joins the secrets no run may show), then the
- * store, the pool and supervision timing from the environment. What opened before a failure is
- * closed again. It sits in config/, above runtime/, because it reads the settings config/ resolves.
+ * environment name them (the fleet's Redis password and the values of `http.fetch` credentials
+ * join the secrets no run may show), then the store, the pool and supervision timing from the
+ * environment. What opened before a failure is closed again. It sits in config/, above runtime/,
+ * because it reads the settings config/ resolves.
  */
 export async function openRuntime(
-  settings: Pick<RunSettings, 'dbPath' | 'pool' | 'tracing' | 'fleet'>,
+  settings: Pick<RunSettings, 'dbPath' | 'pool' | 'tracing' | 'fleet' | 'netCredentials'>,
   env: NodeJS.ProcessEnv,
   host: RuntimeHost = {},
 ): Promise<Runtime> {
@@ -31,6 +32,8 @@ export async function openRuntime(
       secrets: [
         ...(host.secrets ?? []),
         ...(settings.fleet === undefined ? [] : urlSecrets(settings.fleet.url)),
+        // From the first event on, even where no node's `net` allows the credential's host.
+        ...netCredentialSecrets(settings.netCredentials ?? []),
       ],
       ...(tracing === undefined ? {} : { tracing }),
       ...(fleet === undefined ? {} : { fleet }),

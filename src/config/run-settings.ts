@@ -16,6 +16,7 @@ import { providerOption } from './provider-option.js';
 import { validateAll } from './validate-all.js';
 import { loadConfigFile, MAX_POOL, type ConfigFile } from './config-file.js';
 import { parseDuration } from './duration.js';
+import { resolveNetCredentials } from './net-credential-table.js';
 import { refuseUrlCredentials } from './endpoint-credentials.js';
 import { recordedEndpoints, type RecordedIntel } from './recorded-intel.js';
 import { resolveGrant, resolveMcpServers, resolveSecurity } from './run-authority.js';
@@ -131,6 +132,8 @@ export function resolveRunSettings(
       DEFAULTS.askFallback,
     grant: () => resolveGrant(flags, config, given.cwd ?? process.cwd()),
     mcpServers: () => resolveMcpServers(flags, config),
+    netCredentials: () =>
+      resolveNetCredentials(config?.net?.credential ?? [], env, flags.config ?? 'config'),
     security: () => resolveSecurity(flags, config, env),
     tokens: () => integer(pick('max-tokens', 'ARBOR_MAX_TOKENS'), 1) ?? config?.limits?.max_tokens,
     usd: () => positiveNumber(pick('budget-usd', 'ARBOR_BUDGET_USD')) ?? config?.budget?.usd,

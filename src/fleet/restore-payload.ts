@@ -72,6 +72,11 @@ export async function restorePayload(
       'config',
       'The AAuth enrollment token was a literal secret, which does not travel to workers; give it as `{{env:NAME}}`.',
     );
+  if (payload.net_credentials !== undefined)
+    throw new ArborError(
+      'config',
+      `The node holds \`http.fetch\` credentials (for ${payload.net_credentials.map((c) => c.host).join(', ')}), which do not travel to workers: run it as a local process, or leave the host out of its \`net\`.`,
+    );
   // The sandbox is this machine's (its bubblewrap, or none); an operator's `--sandbox off` holds.
   const sandbox = payload.sandbox.mode === 'off' ? payload.sandbox : secrets.sandbox;
   return { ...payload, intelligence, mcp_servers: servers, a2a_peers: peers, sandbox };

@@ -221,7 +221,13 @@ export {
 } from './primitives.js';
 export { createFrameReader, readFrames } from './read-frames.js';
 export { looksSecret, scrubSecrets } from './scrub-secrets.js';
-export { intelSecrets, payloadSecrets, urlSecrets } from './payload-secrets.js';
+export {
+  intelSecrets,
+  netCredentialSecrets,
+  payloadSecrets,
+  urlSecrets,
+} from './payload-secrets.js';
+export { NetCredentialSchema, NetCredentialsSchema, type NetCredential } from './net-credential.js';
 export { MIN_SECRET_LENGTH } from './secret-patterns.js';
 export { OPAQUE_FIELDS, SecretScrubber } from './secret-scrubber.js';
 export { MAX_HELD_CHARS, StreamScrubber } from './stream-scrubber.js';

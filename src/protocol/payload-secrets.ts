@@ -1,4 +1,5 @@
 import type { IntelConfig } from './intelligence.js';
+import type { NetCredential } from './net-credential.js';
 import type { SpawnPayload } from './payload.js';
 import { holdsCredential } from './redact.js';
 
@@ -9,7 +10,7 @@ const SCHEME = /^\s*(?:bearer|basic|token|apikey)\s+/i;
  * Every credential value a payload carries, for the run's secret scrubber: endpoint keys, the
  * credential headers and variables of endpoints, MCP servers and A2A peers (a header that is not a
  * credential, `content-type: application/json`, is not one: it would blank ordinary words), the
- * passwords of their URLs, and an aauth enrollment token.
+ * passwords of their URLs, an aauth enrollment token, and the values of `http.fetch` credentials.
  */
 export function payloadSecrets(payload: SpawnPayload): string[] {
   const out = intelSecrets(payload.intelligence);
@@ -21,7 +22,19 @@ export function payloadSecrets(payload: SpawnPayload): string[] {
     out.push(...mapSecrets(peer.headers), ...urlSecrets(peer.url));
   const token = payload.aauth?.enrollment_token;
   if (token !== undefined && holdsCredential('enrollment_token', token)) out.push(token);
+  out.push(...netCredentialSecrets(payload.net_credentials ?? []));
   return out;
+}
+
+/**
+ * The values of `http.fetch` credentials, each also without its auth scheme word (a server may
+ * echo the bare token). Every one is a secret whatever its header's name.
+ */
+export function netCredentialSecrets(credentials: readonly NetCredential[]): string[] {
+  return credentials.flatMap(({ value }) => {
+    const bare = value.replace(SCHEME, '');
+    return bare === value ? [value] : [value, bare];
+  });
 }
 
 /** The credential values of an intelligence config: each endpoint's key, headers and URL. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CaveatsSchema } from './caveats.js';
 import { IntelConfigSchema } from './intelligence.js';
 import { LimitsSchema, TelemetrySchema } from './limits.js';
+import { NetCredentialsSchema } from './net-credential.js';
 import { OutcomeSchema } from './outcome.js';
 import {
   ALLOWED_TOOLS_ROLE,
@@ -132,6 +133,8 @@ export const SpawnPayloadSchema = z
      * narrowing `net` down the tree can never turn a host into a named one.
      */
     named_hosts: z.array(z.string().min(1)).default([]),
+    /** Headers `http.fetch` adds for a host, only of hosts this node's `net` allows (a secret). */
+    net_credentials: NetCredentialsSchema.optional(),
     runtime_trifecta: RuntimeTrifectaSchema.prefault({}),
   })
   .superRefine((payload, ctx) => {

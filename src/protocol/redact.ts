@@ -110,6 +110,9 @@ export function redactPayload(payload: SpawnPayload): SpawnPayload {
     mcp_servers: payload.mcp_servers.map(redactServer),
     a2a_peers: payload.a2a_peers.map(redactPeer),
     ...(payload.aauth === undefined ? {} : { aauth: redactAAuth(payload.aauth) }),
+    ...(payload.net_credentials === undefined
+      ? {}
+      : { net_credentials: payload.net_credentials.map((c) => ({ ...c, value: REDACTED })) }),
   };
 }
 

@@ -10,6 +10,7 @@ export function rootTemplate(start: {
   safety: RunSafety;
 }): RootTemplate {
   const { config } = start;
+  const credentials = config.netCredentials ?? [];
   return {
     instruction: config.instruction,
     intelligence: start.intelligence,
@@ -22,6 +23,8 @@ export function rootTemplate(start: {
     caveats: config.grant,
     mcp_servers: config.mcpServers,
     a2a_peers: config.a2aPeers ?? [],
+    // Cut to what each node's `net` allows when it is minted (`mintPayload`).
+    ...(credentials.length === 0 ? {} : { net_credentials: credentials }),
     ...start.safety.template,
   };
 }

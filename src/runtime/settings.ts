@@ -3,6 +3,7 @@ import {
   type A2aPeerSpec,
   type Caveats,
   type McpServerSpec,
+  type NetCredential,
   type RuntimeTrifecta,
   type SwapPolicy,
 } from '../protocol/index.js';
@@ -45,6 +46,8 @@ export interface RunConfig {
   mcpServers: McpServerSpec[];
   /** Remote A2A agents the root holds (`[[a2a.peer]]`); children get subsets. */
   a2aPeers?: A2aPeerSpec[];
+  /** Headers `http.fetch` adds for a host (`[[net.credential]]`), values resolved: secrets. */
+  netCredentials?: NetCredential[];
   rules: PolicyRule[];
   allowTrifecta: boolean;
   security: SecuritySettings;

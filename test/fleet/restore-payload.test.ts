@@ -263,6 +263,18 @@ describe('restorePayload', () => {
     expect(error.message).toContain('AAuth enrollment token');
   });
 
+  it('refuses a node holding http.fetch credentials, whose values stay with the supervisor', async () => {
+    const payload = supervisorPayload({
+      net_credentials: [
+        { host: 'api.github.com', header: 'authorization', value: 'cred-SECRET-3' },
+      ],
+    });
+    expect(JSON.stringify(jobSide(payload).raw)).not.toContain('cred-SECRET-3');
+    const error = await restoreError(payload);
+    expect(error.message).toContain('`http.fetch` credentials (for api.github.com)');
+    expect(error.message).not.toContain('cred-SECRET-3');
+  });
+
   it("replaces the job's sandbox by the worker's", async () => {
     const { raw, keyed } = jobSide(
       supervisorPayload({ sandbox: { mode: 'bwrap', bwrap: '/job/bwrap' } }),

@@ -314,5 +314,6 @@ function builtinOptions(payload: SpawnPayload, cwd: string): BuiltinToolsOptions
     sandbox: payload.sandbox,
     protect: payload.protected_paths,
     namedHosts: payload.named_hosts,
+    netCredentials: payload.net_credentials ?? [],
   };
 }

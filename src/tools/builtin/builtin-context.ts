@@ -1,5 +1,10 @@
 import type { ToolTrifecta } from '../../authority/index.js';
-import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/index.js';
+import type {
+  Caveats,
+  NetCredential,
+  ProtectedPath,
+  SandboxSettings,
+} from '../../protocol/index.js';
 import type { PathGuard } from './path-guard.js';
 
 /** Size and time limits of the built-in tools. Each has a default; tests and config may lower them. */
@@ -60,6 +65,8 @@ export interface BuiltinContext {
   protect: readonly ProtectedPath[];
   /** The hosts the operator named exactly (`named_hosts`): the only way to a private address. */
   namedHosts: readonly string[];
+  /** Headers `http.fetch` adds for a host (`net_credentials`): secrets the model never sees. */
+  netCredentials: readonly NetCredential[];
 }
 
 /**

@@ -2,6 +2,7 @@ import path from 'node:path';
 import {
   ArborError,
   type Caveats,
+  type NetCredential,
   type ProtectedPath,
   type SandboxSettings,
 } from '../../protocol/index.js';
@@ -36,6 +37,8 @@ export interface BuiltinToolsOptions {
   protect: readonly ProtectedPath[];
   /** The payload's `named_hosts` (default none): what may resolve to a private address. */
   namedHosts?: readonly string[];
+  /** The payload's `net_credentials` (default none): headers `http.fetch` adds for a host. */
+  netCredentials?: readonly NetCredential[];
 }
 
 /**
@@ -106,6 +109,7 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
     sandbox: options.sandbox,
     protect: options.protect,
     namedHosts: options.namedHosts ?? [],
+    netCredentials: options.netCredentials ?? [],
   };
 }
 

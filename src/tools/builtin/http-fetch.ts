@@ -1,6 +1,18 @@
 import { z } from 'zod';
-import { grantsNet, permitsNet, type ToolTrifecta } from '../../authority/index.js';
-import type { Scope, TrifectaTag } from '../../protocol/index.js';
+import {
+  credentialsFor,
+  formatNetEntry,
+  grantsNet,
+  permitsNet,
+  type ToolTrifecta,
+} from '../../authority/index.js';
+import {
+  netCredentialSecrets,
+  SecretScrubber,
+  type NetCredential,
+  type Scope,
+  type TrifectaTag,
+} from '../../protocol/index.js';
 import { toolError, toolRefusal, type Tool, type ToolOutput } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
@@ -48,7 +60,9 @@ const HTTP_FETCH_TRIFECTA: ToolTrifecta = { tags: HTTP_FETCH_TAGS, runtimeOnly: 
  * loopback, private, link-local (cloud metadata) and other non-public addresses are refused
  * unless a `net` entry names that host or address exactly; every redirect is checked again. The
  * answer is text with its status and content type, cut at a size limit, within a time limit.
- * Offered only when `net` grants something.
+ * A request (each hop of a redirect alike) to a host with a credential (`net_credentials`) carries
+ * its header, set here: the model never sees the value, may not set that header itself, and gets
+ * the answer scrubbed of it. Offered only when `net` grants something.
  */
 export function httpFetchTool(
   context: BuiltinContext,
@@ -61,20 +75,28 @@ export function httpFetchTool(
       name: NAME,
       description:
         `Fetch a URL over HTTP(S) and return the status, content type and body as text (at most ` +
-        `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.`,
+        `${limits.fetchMaxBytes / 1024} KiB). Reachable hosts: ${describeNet(caveats.net)}.` +
+        describeCredentials(context.netCredentials),
       input_schema: inputSchema(Args),
     },
     trifecta: HTTP_FETCH_TRIFECTA,
     run: async (raw, { signal }) => {
       const parsed = parseToolArgs(NAME, Args, raw);
       if (!parsed.ok) return toolRefusal(parsed.message);
-      return fetchWithRedirects(parsed.args, {
+      const sent: NetCredential[] = [];
+      const output = await fetchWithRedirects(parsed.args, {
         signal,
         limits,
         net: caveats.net,
         named: context.namedHosts,
         resolve,
+        credentials: context.netCredentials,
+        sent,
       });
+      // The server may echo what it was sent: its answer loses the values (and any look-alike).
+      if (sent.length === 0) return output;
+      const scrubber = new SecretScrubber(netCredentialSecrets(sent));
+      return { ...output, content: scrubber.deep(output.content) };
     },
   };
 }
@@ -117,6 +139,9 @@ interface FetchContext {
   /** The hosts the operator named exactly: the only ones that may resolve to a private address. */
   named: readonly string[];
   resolve: ResolveHost;
+  credentials: readonly NetCredential[];
+  /** The credentials this call has sent so far, on any hop. */
+  sent: NetCredential[];
 }
 
 /** One call: each hop checked against `net` and the address guard, redirects followed. */
@@ -139,6 +164,13 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
   } catch {
     return toolRefusal(`\`${NAME}\`: \`${args.url}\` is not a URL.`);
   }
+  const { host, port } = hostPortOf(url);
+  const held = new Set(credentialsFor(context.credentials, host, port).map((c) => c.header));
+  const claimed = Object.keys(args.headers ?? {}).find((h) => held.has(h.toLowerCase()));
+  if (claimed !== undefined)
+    return toolRefusal(
+      `\`${NAME}\` refused: the \`${claimed}\` header of ${host}:${port} is a credential arbor adds, not set by a call.`,
+    );
   const hops: string[] = [];
   for (let hop = 0; ; hop += 1) {
     const target = await checkTarget(url, context);
@@ -149,6 +181,10 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
       const message = `\`${NAME}\` refused: ${target.reason}${from}.`;
       return hops.length === 0 ? toolRefusal(message) : toolError(message);
     }
+    // Only where this hop's host is the credential's: a redirect elsewhere never carries it.
+    const here = hostPortOf(url);
+    const carried = credentialsFor(context.credentials, here.host, here.port);
+    context.sent.push(...carried);
     let response: PinnedResponse;
     try {
       response = await fetchPinned({
@@ -156,7 +192,7 @@ async function fetchWithRedirects(args: FetchArgs, context: FetchContext): Promi
         address: target.address,
         family: target.family,
         method,
-        headers: { 'user-agent': 'arbor http.fetch', ...args.headers },
+        headers: requestHeaders(args.headers, carried),
         body,
         maxBytes: limits.fetchMaxBytes,
         signal: deadline,
@@ -196,8 +232,7 @@ async function checkTarget(
     return { ok: false, reason: `\`${url.protocol}\` URLs are not fetched, only http: and https:` };
   if (url.username !== '' || url.password !== '')
     return { ok: false, reason: 'a URL with a user name or password in it is not fetched' };
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const { host, port } = hostPortOf(url);
   const decision = permitsNet(net, host, port);
   if (!decision.allowed)
     return { ok: false, reason: `${host}:${port} is not in net (allowed: ${describeNet(net)})` };
@@ -225,6 +260,29 @@ async function checkTarget(
     };
   }
   return { ok: true, ...first };
+}
+
+/** A URL's host (IPv6 without brackets) and port (the scheme's default when none is written). */
+function hostPortOf(url: URL): { host: string; port: number } {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    host,
+    port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+  };
+}
+
+/** The call's headers, those a credential of this hop sets replaced by the credential. */
+function requestHeaders(
+  given: Readonly<Record<string, string>> | undefined,
+  carried: readonly NetCredential[],
+): Record<string, string> {
+  const taken = new Set(carried.map((c) => c.header));
+  const own = Object.entries(given ?? {}).filter(([name]) => !taken.has(name.toLowerCase()));
+  return {
+    'user-agent': 'arbor http.fetch',
+    ...Object.fromEntries(own),
+    ...Object.fromEntries(carried.map((c) => [c.header, c.value])),
+  };
 }
 
 function render(
@@ -259,6 +317,15 @@ function decode(body: Buffer, type: string): string {
   } catch {
     return new TextDecoder('utf-8').decode(body);
   }
+}
+
+/** What the model is told of its credentials: hosts and headers, never a value. */
+function describeCredentials(credentials: readonly NetCredential[]): string {
+  if (credentials.length === 0) return '';
+  const list = credentials.map(
+    (c) => `\`${c.header}\` for ${formatNetEntry({ host: c.host, port: c.port, wildcard: false })}`,
+  );
+  return ` arbor adds these credentials itself (never set them): ${list.join(', ')}.`;
 }
 
 function describeNet(net: Scope): string {

@@ -44,6 +44,7 @@ function fetcher(net: Scope, limits = {}, named: readonly string[] = namedHosts(
 function withNames(net: Scope, names: Record<string, string>) {
   const context = {
     namedHosts: namedHosts(net),
+    netCredentials: [],
     caveats: caveats({ net }),
     cwd: '/tmp',
     guard: new PathGuard({ caveats: caveats({ net }), cwd: '/tmp' }),
