@@ -29,6 +29,8 @@ const EDGE_MODULES = [
   'src/supervisor/node/stderr-line.ts',
   // Jobs and stream entries of the fleet, parsed once their MAC verifies.
   'src/fleet/envelope.ts',
+  // The egress proxy's control lines and the session requests on a node's control.sock.
+  'src/tools/egress/egress-control.ts',
 ];
 
 /**
@@ -171,6 +173,8 @@ export default tseslint.config(
       'src/cli/main.ts',
       'src/child/child-start.ts',
       'src/child/snapshot-main.ts',
+      // The egress proxy process: its stdout is its control channel.
+      'src/tools/egress/proxy-main.ts',
     ],
     rules: {
       'no-console': 'off',

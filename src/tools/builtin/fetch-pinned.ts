@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { LookupFunction } from 'node:net';
+import { pinnedLookup } from '../egress/egress-policy.js';
 
 /** One HTTP exchange with the address already chosen and checked. */
 export interface PinnedRequest {
@@ -34,11 +34,6 @@ export async function fetchPinned(request: PinnedRequest): Promise<PinnedRespons
   const { url } = request;
   const https = url.protocol === 'https:';
   const transport = https ? await import('node:https') : await import('node:http');
-  const lookup: LookupFunction = (_host, options, callback) => {
-    if (options.all === true)
-      callback(null, [{ address: request.address, family: request.family }]);
-    else callback(null, request.address, request.family);
-  };
   return new Promise<PinnedResponse>((resolve, reject) => {
     const req = transport.request(
       {
@@ -48,7 +43,7 @@ export async function fetchPinned(request: PinnedRequest): Promise<PinnedRespons
         path: `${url.pathname}${url.search}`,
         method: request.method,
         headers: request.headers,
-        lookup,
+        lookup: pinnedLookup(request.address, request.family),
         agent: false,
         signal: request.signal,
       },

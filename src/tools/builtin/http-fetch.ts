@@ -3,7 +3,6 @@ import {
   credentialsFor,
   formatNetEntry,
   grantsNet,
-  permitsNet,
   type ToolTrifecta,
 } from '../../authority/index.js';
 import {
@@ -15,6 +14,12 @@ import {
 } from '../../protocol/index.js';
 import { toolError, toolRefusal, type Tool, type ToolOutput } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
+import {
+  checkEgress,
+  describeNet,
+  resolveWithDns,
+  type ResolveHost,
+} from '../egress/egress-policy.js';
 import { fetchPinned, type PinnedResponse } from './fetch-pinned.js';
 import { ArgsCache, inputSchema, parseToolArgs } from './tool-args.js';
 
@@ -31,18 +36,6 @@ const RESERVED_HEADERS = new Set([
 ]);
 const TEXT_TYPE =
   /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|x-www-form-urlencoded|yaml|toml|graphql)\b)/i;
-
-/** Resolves a host name to its addresses (`dns.lookup` order); tests stand in their own. */
-export type ResolveHost = (host: string) => Promise<{ address: string; family: 4 | 6 }[]>;
-
-/** The system resolver, loaded on first use (a child that never fetches never loads it). */
-const resolveWithDns: ResolveHost = async (host) => {
-  const { lookup } = await import('node:dns/promises');
-  return (await lookup(host, { all: true, verbatim: true })).map((a) => ({
-    address: a.address,
-    family: a.family === 6 ? 6 : 4,
-  }));
-};
 
 /** What `http.fetch` brings: outside content (`untrusted_input`) and a way out (`egress`). */
 export const HTTP_FETCH_TAGS: readonly TrifectaTag[] = ['untrusted_input', 'egress'];
@@ -233,33 +226,8 @@ async function checkTarget(
   if (url.username !== '' || url.password !== '')
     return { ok: false, reason: 'a URL with a user name or password in it is not fetched' };
   const { host, port } = hostPortOf(url);
-  const decision = permitsNet(net, host, port);
-  if (!decision.allowed)
-    return { ok: false, reason: `${host}:${port} is not in net (allowed: ${describeNet(net)})` };
-  let addresses: { address: string; family: 4 | 6 }[];
-  try {
-    addresses = await resolve(host);
-  } catch (error) {
-    return {
-      ok: false,
-      reason: `${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-    };
-  }
-  const first = addresses[0];
-  if (first === undefined) return { ok: false, reason: `${host} has no address` };
-  // The address classifier (ipaddr.js) is loaded on first use, as the resolver is.
-  const { specialAddress } = await import('../../authority/special-addresses.js');
-  const special = specialAddress(first.address);
-  // Named by the operator, in the run's grant: never by a narrowed `net`, which a model can ask for.
-  const isNamed =
-    permitsNet(named, host, port).named || permitsNet(named, first.address, port).named;
-  if (special !== undefined && !isNamed) {
-    return {
-      ok: false,
-      reason: `${host} resolves to ${first.address}, ${special}; only a net entry naming \`${host}\` or \`${first.address}\` exactly allows that`,
-    };
-  }
-  return { ok: true, ...first };
+  const decision = await checkEgress(host, port, { net, named, resolve });
+  return decision.ok ? decision : { ok: false, reason: decision.why };
 }
 
 /** A URL's host (IPv6 without brackets) and port (the scheme's default when none is written). */
@@ -326,11 +294,6 @@ function describeCredentials(credentials: readonly NetCredential[]): string {
     (c) => `\`${c.header}\` for ${formatNetEntry({ host: c.host, port: c.port, wildcard: false })}`,
   );
   return ` arbor adds these credentials itself (never set them): ${list.join(', ')}.`;
-}
-
-function describeNet(net: Scope): string {
-  if (net === 'all') return 'any public host';
-  return net.length === 0 ? 'none' : net.join(', ');
 }
 
 /** Whether `http.fetch` is offered: only when `net` grants something. */
