@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the system packages arbor's tests use, on Debian and Ubuntu: bubblewrap (the exec
-# sandbox), git (plan worktrees), chromium (the dashboard's browser tests, driven by
+# sandbox), socat (the bridge from a sandboxed command to arbor's egress proxy), git (plan worktrees), chromium (the dashboard's browser tests, driven by
 # playwright-core, which never downloads a browser), redis-server (the fleet's tests start their
 # own, on a free loopback port, without persistence) and python3 (the red-team test that races the
 # file tools swaps a directory and a link with renameat2 through ctypes). Elsewhere it says what to install and carries on: tests that
@@ -9,6 +9,7 @@ set -eu
 
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
+[ -x /usr/bin/socat ] || missing="$missing socat"
 command -v git >/dev/null 2>&1 || missing="$missing git"
 [ -x /usr/bin/chromium ] || missing="$missing chromium"
 command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"

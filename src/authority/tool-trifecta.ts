@@ -1,4 +1,5 @@
 import type { Caveats, JsonObject, SandboxSettings, TrifectaTag } from '../protocol/index.js';
+import { grantsNet } from './net-scope.js';
 import type { TaggedSource } from './trifecta.js';
 
 /**
@@ -76,14 +77,14 @@ export function countedAtSpawn(
 }
 
 /**
- * Do a node's commands reach the network? Without the sandbox (off, or unavailable), or with
- * `net = "all"`: the sandbox gives commands the network for nothing else.
+ * Do a node's commands reach the network? Without the sandbox (off, or unavailable), or with any
+ * `net` grant: through the egress proxy, a host list is a way out as `all` is.
  */
 export function commandsHaveNetwork(grant: {
   sandbox: SandboxSettings;
   caveats: Caveats;
 }): boolean {
-  return grant.sandbox.mode !== 'bwrap' || grant.caveats.net === 'all';
+  return grant.sandbox.mode !== 'bwrap' || grantsNet(grant.caveats.net);
 }
 
 /**

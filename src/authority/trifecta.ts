@@ -99,7 +99,7 @@ function remedies(servers: readonly TaggedSource[], options: TrifectaOptions): s
   if ((options.extraTags ?? []).some((source) => source.name === 'exec'))
     out.push(
       'narrow `exec` to the commands the agent needs (`--exec "npm test,git status"`, or ' +
-        '`--exec none`), or give commands no network (`--net none` or a host list)',
+        '`--exec none`), or give commands no network (`--net none`)',
     );
   out.push('set security.allow_trifecta (or pass `--allow-trifecta`) to allow it');
   return out;

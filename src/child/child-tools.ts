@@ -73,6 +73,7 @@ export async function buildChildTools(
     protect: payload.protected_paths,
     namedHosts: payload.named_hosts,
     netCredentials: payload.net_credentials ?? [],
+    egress: payload.egress?.control,
   };
   const sources = [internal, builtinTools(grant), ...(servers?.sources ?? [])].map((source) =>
     gatedThroughSupervisor(source, gated, remote),

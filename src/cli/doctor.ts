@@ -1,3 +1,4 @@
+import { checkEgress } from './doctor-egress.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DB_PATH, openSqlDatabase } from '../store/index.js';
@@ -60,6 +61,11 @@ export async function doctor(args: string[], io: CliIo): Promise<number> {
     checkStorePath(dbPath),
     checkSqlite(),
     await checkSandbox(io.env, sandboxOff, config?.security?.bwrap, trust),
+    await checkEgress(
+      sandboxOff
+        ? { mode: 'off' }
+        : await probeSandbox({ env: io.env, bwrap: config?.security?.bwrap, trust }),
+    ),
     checkGit(io.env, config?.security?.git, trust),
     await checkMcpSdk(),
   ];

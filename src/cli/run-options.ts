@@ -28,6 +28,7 @@ export const RUN_OPTIONS = {
   'mcp-tags': { type: 'string', multiple: true },
   'allow-trifecta': { type: 'boolean' },
   sandbox: { type: 'string' },
+  'sandbox-network': { type: 'string' },
   resume: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -65,11 +66,16 @@ Authority (the run's grant; every agent holds at most this; all, none, or a comm
   --fs-read PATHS          readable paths (default: the working directory)
   --fs-write PATHS         writable paths (default: the working directory)
   --exec COMMANDS          commands that may run, matched exactly (default: all)
-  --net HOSTS              hosts http.fetch may reach: names, host:port, *.suffix (default:
-                           all public hosts); commands get the network only for all
+  --net HOSTS              hosts http.fetch and commands may reach: names, host:port,
+                           *.suffix (default: all public hosts); none for no network.
+                           Commands go through arbor's egress proxy (HTTP_PROXY is set);
+                           each host:port entry is also a raw TCP forward
   --sandbox auto|required|off  run commands in a bubblewrap sandbox of the grant: where it
                            works (auto, the default), or refuse to start without it
                            (required); off runs them unsandboxed (env ARBOR_SANDBOX)
+  --sandbox-network proxy|host  host: commands of agents holding net all share this
+                           machine's network, loopback and private ranges included
+                           (the opt-out from the proxy; warned at start)
 
 Tools:
   --mcp NAME=COMMAND       an MCP server over stdio (repeatable), or --mcp NAME=URL over HTTP

@@ -182,6 +182,26 @@ export const ConfigFileSchema = z
           .enum(['auto', 'required', 'off'])
           .optional()
           .describe('`auto` (bubblewrap where it works), `required` (or refuse to start), `off`.'),
+        network: z
+          .enum(['proxy', 'host'])
+          .optional()
+          .describe(
+            "Where sandboxed commands' network goes: `proxy` (default: through arbor's egress proxy, held to each agent's `net`) or `host` (the opt-out: commands of agents holding `net = \"all\"` share this machine's network, loopback and private ranges included). `--sandbox-network` wins.",
+          ),
+        egress_max_connections: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("Most connections one agent's commands hold open at once (default 64)."),
+        egress_max_bytes: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            "Most bytes one agent's commands move through the proxy, both ways (default 4 GiB).",
+          ),
         bwrap: z
           .string()
           .min(1)

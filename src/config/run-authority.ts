@@ -13,7 +13,7 @@ import type { ConfigFile } from './config-file.js';
 import type { RunFlags } from './run-flags.js';
 
 export type { SecuritySettings } from '../runtime/index.js';
-import type { SecuritySettings } from '../runtime/index.js';
+import { DEFAULT_EGRESS_LIMITS, type SecuritySettings } from '../runtime/index.js';
 
 /**
  * `--sandbox` (env `ARBOR_SANDBOX`) over `security.sandbox`; the runtime trifecta, the sensitive
@@ -33,8 +33,19 @@ export function resolveSecurity(
       `Expected \`${name}\` to be \`auto\`, \`required\` or \`off\`, got \`${flag}\`.`,
     );
   }
+  const network = flags['sandbox-network'] ?? security?.network ?? 'proxy';
+  if (network !== 'proxy' && network !== 'host')
+    throw new ArborError(
+      'usage',
+      `Expected \`--sandbox-network\` to be \`proxy\` or \`host\`, got \`${network}\`.`,
+    );
   return {
     sandbox: flag ?? security?.sandbox ?? 'auto',
+    network,
+    egress: {
+      maxConnections: security?.egress_max_connections ?? DEFAULT_EGRESS_LIMITS.maxConnections,
+      maxBytes: security?.egress_max_bytes ?? DEFAULT_EGRESS_LIMITS.maxBytes,
+    },
     runtimeTrifecta: {
       mode: security?.runtime_trifecta ?? 'ask',
       sensitive_paths: security?.sensitive_paths ?? [],

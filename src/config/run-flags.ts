@@ -23,6 +23,7 @@ export interface RunFlags {
   'mcp-tags'?: string[] | undefined;
   'allow-trifecta'?: boolean | undefined;
   sandbox?: string | undefined;
+  'sandbox-network'?: string | undefined;
   redis?: string | undefined;
   pool?: string | undefined;
 }

@@ -43,6 +43,12 @@ export async function runVerifyGate(
     protect: options.protect,
     cwd: options.cwd,
     env: execEnv(options.env),
+    // A verify command has no egress proxy of its own: only the operator's opt-out gives it the
+    // host's network, for a leaf holding `all`.
+    network:
+      options.sandbox.network === 'host' && options.caveats.net === 'all'
+        ? { kind: 'host' }
+        : { kind: 'none' },
   });
   if (!prepared.ok) return { status: 'failed', result: `verify refused: ${prepared.message}` };
   let outcome;

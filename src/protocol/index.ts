@@ -49,15 +49,13 @@ export {
 } from './decode.js';
 export { encodeFrame } from './encode.js';
 export { nestsDeeperThan } from './json-depth.js';
+export { CHILD_EVENT_TYPES, type ChildEvent, type ChildEventType } from './child-events.js';
 export {
-  CHILD_EVENT_TYPES,
   EventBaseSchema,
   NodeStatusSchema,
   RUN_EVENT_FIELDS,
   RUN_EVENT_TYPES,
   RunEventSchema,
-  type ChildEvent,
-  type ChildEventType,
   type EventBase,
   type RunEvent,
   type RunEventArgs,
@@ -185,6 +183,7 @@ export {
 export {
   ContentFlaggedEventSchema,
   ContentIsolationSchema,
+  EgressSchema,
   ProtectedPathSchema,
   TrajectoryEventSchema,
   type ContentFlaggedEvent,
@@ -194,6 +193,7 @@ export {
   SandboxSettingsSchema,
   TaintSchema,
   type ContentIsolation,
+  type Egress,
   type ProtectedPath,
   type RuntimeTrifecta,
   type RuntimeTrifectaMode,

@@ -23,6 +23,7 @@ import {
   ContentIsolationSchema,
   ProtectedPathSchema,
   RuntimeTrifectaSchema,
+  EgressSchema,
   SandboxSettingsSchema,
   TaintSchema,
 } from './safety.js';
@@ -135,6 +136,8 @@ export const SpawnPayloadSchema = z
     named_hosts: z.array(z.string().min(1)).default([]),
     /** Headers `http.fetch` adds for a host, only of hosts this node's `net` allows (a secret). */
     net_credentials: NetCredentialsSchema.optional(),
+    /** The node's egress proxy; absent, its commands have no network. */
+    egress: EgressSchema.optional(),
     runtime_trifecta: RuntimeTrifectaSchema.prefault({}),
   })
   .superRefine((payload, ctx) => {

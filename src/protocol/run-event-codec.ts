@@ -3,11 +3,8 @@ import { ArborError } from './errors.js';
 import { formatIssues } from './issues.js';
 import type { JsonObject } from './primitives.js';
 import {
-  CHILD_EVENT_TYPES,
   RUN_EVENT_FIELDS,
   RUN_EVENT_TYPES,
-  type ChildEvent,
-  type ChildEventType,
   type RunEvent,
   type RunEventArgs,
   type RunEventBody,
@@ -15,6 +12,7 @@ import {
   type RunEventType,
 } from './run-events.js';
 import type { EventLine } from './run-views.js';
+import { CHILD_EVENT_TYPES, type ChildEvent, type ChildEventType } from './child-events.js';
 
 /**
  * One codec between run events and their wire forms: the NDJSON lines `arbor run` writes (`ts`,

@@ -246,6 +246,33 @@ const FIELD_SCHEMA_MAKERS = {
   'budget.ceiling': () => z.object({ tokens: z.number(), usd: z.number().optional() }),
   /** Run-level: the exec sandbox is off (`--sandbox off`). */
   'sandbox.off': () => empty,
+  /**
+   * Run-level: the operator opted out of the egress proxy (`--sandbox-network host`): commands of
+   * agents holding `net = "all"` share the host's network.
+   */
+  'sandbox.host_network': () => empty,
+  /**
+   * The egress proxy refused a connection of one of the node's commands (`command`, when it came
+   * from one): the host and port asked for, and why.
+   */
+  'net.refused': () =>
+    z.object({
+      host: z.string(),
+      port: z.number(),
+      why: z.string(),
+      command: z.string().optional(),
+    }),
+  /** What one command of the node moved through the egress proxy to one host, once it ended. */
+  'net.traffic': () =>
+    z.object({
+      host: z.string(),
+      port: z.number(),
+      command: z.string(),
+      connections: z.number(),
+      bytesUp: z.number(),
+      bytesDown: z.number(),
+      ms: z.number(),
+    }),
   /** Run-level: the sandbox was asked for and cannot work here. */
   'sandbox.unavailable': () => z.object({ reason: z.string() }),
   /** Run-level: a plan run is about to write its run-log at `path` (its digest). */
@@ -354,34 +381,3 @@ export type RunEventBodyOf<K extends RunEventType> = Extract<RunEventBody, { typ
 export type RunEventArgs<K extends RunEventType> = {
   [T in K]: [type: T, fields: RunEventFields<T>];
 }[K];
-
-/**
- * The events a child reports in its `event` frames (its loop, its tools and its guard); every other
- * type is the supervisor's to record. The transcript travels in `event` frames too, apart.
- */
-export const CHILD_EVENT_TYPES = [
-  'loop.step',
-  'loop.stop',
-  'loop.paused',
-  'loop.resumed',
-  'loop.resumed_step',
-  'model.call',
-  'model.error',
-  'text.delta',
-  'text.reset',
-  'tool.call',
-  'tool.result',
-  'trajectory',
-  'content.flagged',
-  'trifecta.held',
-  'trifecta.answer',
-  'intel.swapped',
-  'intel.swap_rejected',
-  'turn.restarted',
-  'a2a.task',
-  'a2a.status',
-] as const satisfies readonly RunEventType[];
-export type ChildEventType = (typeof CHILD_EVENT_TYPES)[number];
-
-/** An event a child reported, checked against its schema. */
-export type ChildEvent = RunEventBodyOf<ChildEventType>;

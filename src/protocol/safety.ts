@@ -34,8 +34,25 @@ export const SandboxSettingsSchema = z.object({
   /** Where `bwrap` came from (`from /usr/bin`, `from ARBOR_BWRAP`), for `arbor doctor` and events. */
   origin: z.string().optional(),
   reason: z.string().optional(),
+  /**
+   * Where a command's network goes (absent: `proxy`). `proxy`: a namespace of its own whose only way out is the
+   * node's egress proxy, which enforces `net`. `host`: the operator's opt-out for the whole run — a
+   * command of a node whose `net` is `all` shares the host's namespace (loopback, private ranges
+   * and abstract sockets included); a node with a host list still goes through the proxy.
+   */
+  network: z.enum(['proxy', 'host']).optional(),
 });
 export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;
+
+/**
+ * A node's egress proxy, minted by whoever runs the node (the supervisor, or the fleet worker that
+ * hosts it): `control` is the Unix socket, outside every sandbox, where the node's child asks for
+ * one session per command. Absent: its commands have no network.
+ */
+export const EgressSchema = z.object({
+  control: z.string().regex(/^\//, 'expected an absolute path'),
+});
+export type Egress = z.infer<typeof EgressSchema>;
 
 /** What the runtime trifecta does when a node that is exposed and sensitive calls an egress tool. */
 export const RuntimeTrifectaModeSchema = z.enum(['ask', 'deny', 'off']);

@@ -27,7 +27,7 @@ export interface RunSafety {
   /** Lines for stderr as the run starts: a sandbox that is off or missing is never silent. */
   notices: string[];
   /** Run-level events for the store. */
-  events: RunEventBodyOf<'sandbox.off' | 'sandbox.unavailable'>[];
+  events: RunEventBodyOf<'sandbox.off' | 'sandbox.unavailable' | 'sandbox.host_network'>[];
 }
 
 /**
@@ -51,13 +51,16 @@ export async function prepareRunSafety(
   const notices: string[] = [];
   const events: RunSafety['events'] = [];
   const trust = trustContext(settings.grant, options.cwd);
-  const sandbox =
+  const probed: SandboxSettings =
     settings.security.sandbox === 'off'
       ? { mode: 'off' as const }
       : await (
           options.probe ??
           ((context) => probeSandbox({ env, bwrap: settings.security.bwrap, trust: context }))
         )(trust);
+  // A copy: a long-lived host's probe is shared by its runs.
+  const hostNetwork = settings.security.network === 'host' && probed.mode === 'bwrap';
+  const sandbox: SandboxSettings = hostNetwork ? { ...probed, network: 'host' } : probed;
   if (sandbox.mode === 'off') {
     notices.push(
       'arbor: the exec sandbox is off (--sandbox off): commands run with your whole view of the machine',
@@ -74,6 +77,14 @@ export async function prepareRunSafety(
       );
     }
     events.push({ type: 'sandbox.unavailable', reason });
+  }
+  if (hostNetwork) {
+    if (settings.grant.net === 'all') {
+      notices.push(
+        "arbor: warning: commands of agents holding net = all share this machine's network (--sandbox-network host / security.network): its loopback services, private ranges, cloud metadata and abstract sockets are reachable",
+      );
+    }
+    events.push({ type: 'sandbox.host_network' });
   }
   return {
     template: {

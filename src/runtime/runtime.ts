@@ -190,6 +190,7 @@ export class Runtime {
       rules: config.rules,
       allowTrifecta: config.allowTrifecta,
       budget: config.budget,
+      egress: config.security.egress,
       ...(this.#options.hostTools === undefined ? {} : { hostTools: this.#options.hostTools }),
       ...(this.#options.childCommand === undefined
         ? {}

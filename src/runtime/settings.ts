@@ -23,7 +23,20 @@ export interface SecuritySettings {
   bwrap?: string;
   /** git's path when not in the system directories (`security.git`; `ARBOR_GIT` wins). */
   git?: string;
+  /** Where sandboxed commands' network goes (`security.network`, `--sandbox-network`). */
+  network: 'proxy' | 'host';
+  /** Each node's egress limits (`security.egress_max_connections`, `egress_max_bytes`). */
+  egress: EgressLimits;
 }
+
+/** What one node's commands may hold and move through the egress proxy. */
+export interface EgressLimits {
+  maxConnections: number;
+  maxBytes: number;
+}
+
+/** The egress limits a node gets unless the config says otherwise. */
+export const DEFAULT_EGRESS_LIMITS: EgressLimits = { maxConnections: 64, maxBytes: 4 * 1024 ** 3 };
 
 /**
  * Everything that shapes one run, validated: what `arbor run` resolves from flags, config and

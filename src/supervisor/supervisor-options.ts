@@ -1,3 +1,4 @@
+import type { EgressHostLimits } from './launch/egress-host.js';
 import type {
   Outcome,
   RunEvent,
@@ -57,6 +58,11 @@ export interface SupervisorOptions {
   allowTrifecta?: boolean;
   /** The tree's ceiling, how children's shares are carved, and windowed rate budgets. */
   budget?: BudgetSettings;
+  /**
+   * What each node's commands may hold open and move through the egress proxy (default: 64
+   * connections at once, 4 GiB).
+   */
+  egress?: EgressHostLimits;
   /** Extra checks of a child's grant at the chokepoint; a string refuses. */
   checkGrant?: ChokepointContext['checkGrant'];
   /** Tools the host process defined, served by the supervisor to the nodes allowed them. */

@@ -22,6 +22,7 @@ import { supervisorParts } from './supervisor-parts.js';
 import { mintPayload } from './spawn/mint-payload.js';
 import { resumeTemplate, type ResumedRun } from './resume/resumed-run.js';
 import { settleUnclaimed, standEnded } from './resume/resume-adoption.js';
+import type { EgressHost } from './launch/egress-host.js';
 import type { ToolGate } from './gates/tool-gate.js';
 import { LiveNodes } from './live-nodes.js';
 import { NodeReports } from './node-reports.js';
@@ -46,6 +47,8 @@ export class Supervisor {
   readonly #door: SpawnDoor;
   readonly #humans: HumanGates;
   readonly #gate: ToolGate;
+  /** The run's egress proxy: stopped when the run ends. */
+  readonly #egress: EgressHost;
   readonly #budget: Budget;
   /** Where every node's lifecycle reports up to. */
   readonly #reports: NodeReports;
@@ -82,6 +85,7 @@ export class Supervisor {
     this.#humans = parts.humans;
     this.#gate = parts.gate;
     this.#door = parts.door;
+    this.#egress = parts.environment.egress;
     this.#reports = new NodeReports({
       options,
       tree: this.tree,
@@ -127,7 +131,7 @@ export class Supervisor {
       this.#settleUnclaimed();
       return { node, end };
     } finally {
-      await this.#gate.close();
+      await Promise.all([this.#gate.close(), this.#egress.shutdown()]);
     }
   }
 
@@ -239,7 +243,7 @@ export class Supervisor {
   async closePlan(plan: LiveNode, status: TerminalStatus): Promise<void> {
     await this.#nodes.allEnded();
     this.#settleUnclaimed();
-    await this.#gate.close();
+    await Promise.all([this.#gate.close(), this.#egress.shutdown()]);
     this.#budget.close(plan.node.id);
     plan.node.status = status;
     plan.node.endedAt = this.#now();

@@ -311,19 +311,26 @@ describe('resolveRunSettings', () => {
 
   it('reads the [security] section, with --sandbox over it', () => {
     const config = configFile(
-      '[security]\nsandbox = "required"\nruntime_trifecta = "deny"\nrisk_ask_at = 0.5\nsensitive_paths = ["prod.yml"]\nuntrusted_tools = ["github.*"]\n',
+      '[security]\nsandbox = "required"\nruntime_trifecta = "deny"\nrisk_ask_at = 0.5\nsensitive_paths = ["prod.yml"]\nuntrusted_tools = ["github.*"]\nnetwork = "host"\negress_max_connections = 8\negress_max_bytes = 1048576\n',
     );
     const settings = resolveRunSettings('x', { ...base, config }, {});
     expect(settings.security).toEqual({
       sandbox: 'required',
+      network: 'host',
+      egress: { maxConnections: 8, maxBytes: 1_048_576 },
       runtimeTrifecta: { mode: 'deny', sensitive_paths: ['prod.yml'], risk_ask_at: 0.5 },
       untrustedTools: ['github.*'],
     });
+    expect(
+      resolveRunSettings('x', { ...base, config, 'sandbox-network': 'proxy' }, {}).security.network,
+    ).toBe('proxy');
     expect(resolveRunSettings('x', { ...base, config, sandbox: 'off' }, {}).security.sandbox).toBe(
       'off',
     );
     expect(resolveRunSettings('x', base, {}).security).toEqual({
       sandbox: 'auto',
+      network: 'proxy',
+      egress: { maxConnections: 64, maxBytes: 4 * 1024 ** 3 },
       runtimeTrifecta: { mode: 'ask', sensitive_paths: [], risk_ask_at: 0.8 },
       untrustedTools: [],
     });
@@ -333,6 +340,8 @@ describe('resolveRunSettings', () => {
     ['[security]\nsandbox = "maybe"\n', '`security.sandbox`'],
     ['[security]\nruntime_trifecta = "sometimes"\n', '`security.runtime_trifecta`'],
     ['[security]\nrisk_ask_at = 1.5\n', '`security.risk_ask_at`'],
+    ['[security]\nnetwork = "everything"\n', '`security.network`'],
+    ['[security]\negress_max_connections = 0\n', '`security.egress_max_connections`'],
     ['[security]\nuntrusted_tools = ["git*hub"]\n', 'a `*` only at the end'],
     ['[grant]\nnet = ["exa mple.com"]\n', 'grant.net: `exa mple.com`: expected a host name'],
   ])('rejects a bad security setting %j', (text, message) => {

@@ -296,7 +296,15 @@ describeWithSandbox('the runtime trifecta leaves ordinary coding work alone', ()
     });
     const run = await scriptedRun({
       cwd: ws,
-      args: ['--net', host(), '--mcp', `everything=${process.execPath} ${EVERYTHING_BIN} stdio`],
+      // An untagged server with `exec` whose commands reach a host is refused at spawn (the static
+      // trifecta); this test is about the runtime trifecta, so the operator allows the static one.
+      args: [
+        '--net',
+        host(),
+        '--allow-trifecta',
+        '--mcp',
+        `everything=${process.execPath} ${EVERYTHING_BIN} stdio`,
+      ],
       script: [
         {
           tool_calls: [

@@ -23,6 +23,10 @@ describeWithSandbox('arbor serve and the agents it runs', () => {
         'all',
         '--sandbox',
         'required',
+        // The host's own network, the widest a command can get: through the egress proxy it
+        // could not reach the server's loopback address at all.
+        '--sandbox-network',
+        'host',
       ],
       { cwd: dir },
     );

@@ -24,6 +24,7 @@ import { remoteNode } from '../launch/remote-node.js';
 import type { RunStore } from '../../store/store-port.js';
 import type { Timing } from '../timing.js';
 import type { ToolGate } from '../gates/tool-gate.js';
+import type { EgressHost } from '../launch/egress-host.js';
 import type { TreeNode } from '../tree.js';
 import { killPoint } from '../launch/kill-points.js';
 import type { SupervisorEvent } from '../supervisor-options.js';
@@ -50,6 +51,8 @@ export interface NodeEnvironment {
   gate: ToolGate;
   /** The run's secret scrubber: what the node streams, reports and ends with passes it. */
   scrub: SecretScrubber;
+  /** The run's egress proxy, for the commands of nodes that run here. */
+  egress: EgressHost;
   now: () => number;
 }
 
@@ -132,8 +135,13 @@ export class NodeLifecycle {
       gate.prepare(payload, callerKind(this.#live), this.#live.stopped.signal),
       provider === 'process' ? this.#env.launcher.prepare() : undefined,
     ]).then(
-      ([gating]) => {
-        this.#live.sent = gating.sent;
+      async ([gating]) => {
+        // A node that runs here gets its egress proxy; a fleet worker opens its own.
+        const sent =
+          provider !== 'queue' && provider !== 'a2a'
+            ? await this.#env.egress.open(node.id, gating.sent)
+            : gating.sent;
+        this.#live.sent = sent;
         if (gating.routedServers.length > 0 || gating.sent.gated_tools.length > 0) {
           this.#owner.record(node, {
             type: 'tools.gated',
@@ -141,7 +149,7 @@ export class NodeLifecycle {
             routedServers: [...gating.routedServers],
           });
         }
-        this.#run(gating.sent);
+        this.#run(sent);
       },
       (error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
@@ -332,6 +340,8 @@ export class NodeLifecycle {
     const { store, runId } = this.#env;
     const owner = this.#owner;
     node.endedAt = this.#env.now();
+    // Its commands have ended with it: the proxy reports their last traffic.
+    void this.#env.egress.close(node.id);
     if (end.teardown !== undefined) {
       const { durationMs, ...teardown } = end.teardown;
       owner.record(node, { type: 'child.killed', ...teardown, durationMs });

@@ -67,6 +67,8 @@ export interface BuiltinContext {
   namedHosts: readonly string[];
   /** Headers `http.fetch` adds for a host (`net_credentials`): secrets the model never sees. */
   netCredentials: readonly NetCredential[];
+  /** The node's egress proxy's control socket; absent, commands have no network. */
+  egress: string | undefined;
 }
 
 /**

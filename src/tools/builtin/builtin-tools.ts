@@ -39,6 +39,8 @@ export interface BuiltinToolsOptions {
   namedHosts?: readonly string[];
   /** The payload's `net_credentials` (default none): headers `http.fetch` adds for a host. */
   netCredentials?: readonly NetCredential[];
+  /** The payload's `egress.control`: the node's egress proxy, for `exec`'s commands. */
+  egress?: string | undefined;
 }
 
 /**
@@ -110,6 +112,7 @@ function builtinContext(options: BuiltinToolsOptions): BuiltinContext {
     protect: options.protect,
     namedHosts: options.namedHosts ?? [],
     netCredentials: options.netCredentials ?? [],
+    egress: options.egress,
   };
 }
 

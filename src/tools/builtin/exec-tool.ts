@@ -3,6 +3,7 @@ import { type Scope, type TrifectaTag } from '../../protocol/index.js';
 import { prepareCommand, sweepPlantedPointers } from '../sandbox/index.js';
 import { toolError, toolRefusal, type Tool } from '../tool.js';
 import type { BuiltinContext, BuiltinLimits } from './builtin-context.js';
+import { execNetwork } from './exec-network.js';
 import { runCommand, type CommandResult } from './run-command.js';
 import { ArgsCache, inputSchema, parseToolArgs } from './tool-args.js';
 import { commandsHaveNetwork, permitsExec, type ToolTrifecta } from '../../authority/index.js';
@@ -49,8 +50,8 @@ function execTrifecta(grant: Parameters<typeof commandsHaveNetwork>[0]): ToolTri
  * `sh -c` as it is, so matching anything looser than the exact string (a basename, a prefix) would
  * let `./cargo` or `cargo; curl …` through on a `cargo` grant. The match is the second line: the
  * command runs in a bubblewrap sandbox that sees only the node's `fs_read` (read-only) and
- * `fs_write` (read-write) minus the run's own state, its own `/proc` and `/tmp`, and no network
- * unless `net` is `all`.
+ * `fs_write` (read-write) minus the run's own state, its own `/proc` and `/tmp`, and a network
+ * namespace of its own whose only way out is the node's egress proxy, which holds it to `net`.
  */
 export function execTool(context: BuiltinContext): Tool {
   const { limits, caveats } = context;
@@ -76,14 +77,19 @@ export function execTool(context: BuiltinContext): Tool {
             `allowed: ${listCommands(caveats.exec)}).`,
         );
       }
+      const net = await execNetwork(context, command, signal);
       const prepared = prepareCommand({
         settings: context.sandbox,
         caveats,
         protect: context.protect,
         cwd: context.cwd,
         env: context.env,
+        network: net.network,
       });
-      if (!prepared.ok) return toolRefusal(`\`${NAME}\` refused: ${prepared.message}.`);
+      if (!prepared.ok) {
+        net.close();
+        return toolRefusal(`\`${NAME}\` refused: ${prepared.message}.`);
+      }
       let result: CommandResult;
       let swept: string[];
       try {
@@ -101,8 +107,10 @@ export function execTool(context: BuiltinContext): Tool {
         const why = error instanceof Error ? error.message : String(error);
         return toolError(`\`${NAME}\`: could not start \`${command}\` in ${context.cwd}: ${why}.`);
       } finally {
-        // Every process of the command has ended: what it planted in a git directory goes now.
+        // Every process of the command has ended: what it planted in a git directory goes now,
+        // and its egress session closes (the proxy reports its traffic).
         swept = sweepPlantedPointers(prepared.gitDirs, prepared.preparedAt);
+        net.close();
       }
       // The process group is gone by now; a cancelled call ends as a cancellation, not a result.
       if (result.stopped?.why === 'cancelled') signal.throwIfAborted();
@@ -144,13 +152,21 @@ function sandboxNote(context: BuiltinContext): string {
     case 'bwrap':
       return (
         'Commands run in a sandbox: only the files you may read or write are there, with a ' +
-        `private /tmp and HOME, and ${context.caveats.net === 'all' ? 'the network' : 'no network'}.`
+        `private /tmp and HOME, and ${networkNote(context.caveats.net)}.`
       );
     case 'unavailable':
       return 'The sandbox is unavailable on this machine.';
     case 'off':
       return 'Commands run without a sandbox.';
   }
+}
+
+/** What the model is told about its commands' network. */
+function networkNote(net: Scope): string {
+  if (net === 'all')
+    return 'public hosts through an HTTP proxy (HTTP_PROXY is set; loopback and private addresses are refused)';
+  if (net.length === 0) return 'no network';
+  return `only these hosts, through an HTTP proxy (HTTP_PROXY is set): ${net.join(', ')}`;
 }
 
 function render(result: CommandResult, timeoutMs: number): string {

@@ -2,13 +2,14 @@ import type { MountPlan } from './sandbox-mounts.js';
 
 /**
  * The `bwrap` arguments for a plan, up to (not including) the command: new PID, IPC, UTS, mount,
- * user, cgroup and network namespaces (the network shared back only for `net = "all"`), every
- * capability dropped (so even root inside cannot unmount what hides the store), a new session
- * (no typing into the caller's terminal), and death with the process that started it.
+ * user, cgroup and network namespaces (the host's network shared back only where the operator
+ * opted out of the egress proxy, `hostNetwork`), every capability dropped (so even root inside
+ * cannot unmount what hides the store), a new session (no typing into the caller's terminal), and
+ * death with the process that started it.
  */
-export function bwrapArgs(plan: MountPlan): string[] {
+export function bwrapArgs(plan: Pick<MountPlan, 'mounts' | 'cwd'>, hostNetwork = false): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-all'];
-  if (plan.network) args.push('--share-net');
+  if (hostNetwork) args.push('--share-net');
   args.push('--cap-drop', 'ALL');
   for (const mount of plan.mounts) {
     switch (mount.op) {

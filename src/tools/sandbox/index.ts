@@ -1,6 +1,8 @@
 export { bwrapArgs } from './bwrap-args.js';
 export { nodeFsView, type FsView } from './fs-view.js';
-export { SANDBOX_HINT, prepareCommand } from './prepare-command.js';
+export { SANDBOX_HINT, prepareCommand, type CommandNetwork } from './prepare-command.js';
+export { openEgressSession } from './egress-session.js';
+export { netBridge } from './net-bridge.js';
 export { sweepPlantedPointers } from './sweep-git-pointers.js';
 export { gitDirPointer, outermostGitDir } from './git-launchers.js';
 export { probeSandbox } from './probe-sandbox.js';
@@ -18,4 +20,5 @@ export {
   type SandboxSpec,
 } from './sandbox-mounts.js';
 export { withSealedStdio } from './inherited-fds.js';
+export { systemBinary } from './trusted-binary.js';
 export { runFile, type FileRun } from './run-file.js';

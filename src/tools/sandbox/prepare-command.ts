@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Caveats, ProtectedPath, SandboxSettings } from '../../protocol/index.js';
 import { bwrapArgs } from './bwrap-args.js';
 import { nodeFsView, type FsView } from './fs-view.js';
+import type { NetBridge } from './net-bridge.js';
 import { planMounts } from './sandbox-mounts.js';
 import { SYSTEM_BIN_DIRS, systemBinary } from './trusted-binary.js';
 
@@ -22,8 +23,19 @@ export interface CommandSandboxOptions {
   cwd: string;
   /** The command's environment: already only the allowed variables. */
   env: Readonly<Record<string, string>>;
+  /** How the command reaches the network (default: it does not; see `CommandNetwork`). */
+  network?: CommandNetwork;
   fs?: FsView;
 }
+
+/**
+ * A sandboxed command's network. It always has a network namespace of its own; its only way out
+ * is its egress session, bridged into it (`proxy`), unless the operator opted out of the proxy for
+ * the whole run (`host`: the host's own namespace, as before the proxy). `none`: no way out, and
+ * `why` is what the command is told when that is not what its grant says.
+ */
+export type CommandNetwork =
+  { kind: 'none'; why?: string } | { kind: 'proxy'; bridge: NetBridge } | { kind: 'host' };
 
 export type PreparedCommand =
   | {
@@ -95,9 +107,14 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
       };
     }
   }
-  const env: Record<string, string> = { ...options.env, HOME: plan.home };
+  const network = options.network ?? { kind: 'none' };
+  const bridge = network.kind === 'proxy' ? network.bridge : undefined;
+  const env: Record<string, string> = { ...options.env, ...bridge?.env, HOME: plan.home };
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (name in env) env[name] = '/tmp';
   const notes = plan.skipped.map((entry) => `not mounted: ${entry.path} (${entry.why})`);
+  if (bridge !== undefined) notes.push(...bridge.notes);
+  if (network.kind === 'none' && network.why !== undefined)
+    notes.push(`no network: ${network.why}`);
   const bwrap = settings.bwrap ?? systemBinary('bwrap');
   if (bwrap === undefined)
     return {
@@ -106,7 +123,15 @@ export function prepareCommand(options: CommandSandboxOptions): PreparedCommand 
     };
   return {
     ok: true,
-    wrap: [bwrap, ...bwrapArgs(plan), '--'],
+    wrap: [
+      bwrap,
+      ...bwrapArgs(
+        { cwd: plan.cwd, mounts: [...plan.mounts, ...(bridge?.mounts ?? [])] },
+        network.kind === 'host',
+      ),
+      '--',
+      ...(bridge?.entry ?? []),
+    ],
     env,
     notes,
     gitDirs: plan.gitDirs,

@@ -16,7 +16,7 @@ export type Mount =
   | { op: 'proc' | 'dev'; dest: string; why: 'private' };
 
 export interface SandboxSpec {
-  /** The node's authority: its file axes become the mounts, its `net` the network. */
+  /** The node's authority: its file axes become the mounts (its `net` is the egress proxy's). */
   caveats: Pick<Caveats, 'fs_read' | 'fs_write' | 'net'>;
   /** Absolute working directory of the command. */
   cwd: string;
@@ -38,8 +38,6 @@ export interface MountPlan {
   home: string;
   /** Where the command starts. */
   cwd: string;
-  /** The command shares the host's network (`net = "all"`); otherwise it has none. */
-  network: boolean;
   /** Writable git directories with no `commondir` yet: one there after the command was planted. */
   gitDirs: string[];
   /** Git launch paths that are symlinks the command could replace: it must not run. */
@@ -156,7 +154,6 @@ export function planMounts(spec: SandboxSpec, fs: FsView): MountPlan {
     placeholders,
     home: keepHome && spec.home !== undefined ? spec.home : PRIVATE_HOME,
     cwd,
-    network: spec.caveats.net === 'all',
     gitDirs: git.gitDirs,
     unprotectable: git.unprotectable,
   };

@@ -21,11 +21,12 @@ describe('the built-in tools declare their trifecta', () => {
   it.each<[string, Partial<Caveats>, SandboxSettings, readonly string[]]>([
     ['with the network', { net: 'all' }, { mode: 'bwrap' }, EXEC_TRIFECTA_TAGS],
     [
-      'in the sandbox without network',
+      'under a host list, through the egress proxy',
       { net: ['example.com'] },
       { mode: 'bwrap' },
-      EXEC_OFFLINE_TAGS,
+      EXEC_TRIFECTA_TAGS,
     ],
+    ['in the sandbox without network', { net: [] }, { mode: 'bwrap' }, EXEC_OFFLINE_TAGS],
     ['without a sandbox', { net: [] }, { mode: 'off' }, EXEC_TRIFECTA_TAGS],
   ])('every one, offered or not, %s', (_case, over, sandbox, execTags) => {
     expect(declared(everyBuiltinTool(grant({ ...over, exec: [] }, sandbox)))).toEqual([

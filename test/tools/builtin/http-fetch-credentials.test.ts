@@ -78,6 +78,7 @@ function twoHosts(credentials: NetCredential[]) {
       env: {},
       sandbox: { mode: 'off' },
       protect: [],
+      egress: undefined,
     },
     (name) =>
       net.includes(name)

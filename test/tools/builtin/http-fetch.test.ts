@@ -52,6 +52,7 @@ function withNames(net: Scope, names: Record<string, string>) {
     env: {},
     sandbox: { mode: 'off' as const },
     protect: [],
+    egress: undefined,
   };
   const tool = httpFetchTool(context, (host) => {
     const address = names[host];

@@ -184,13 +184,15 @@ describe('planMounts', () => {
     expect(planMounts(spec([CWD], [CWD, '/home/u'], []), FS).home).toBe('/home/u');
   });
 
-  it('shares the network only for net = "all"', () => {
-    const args = (net: Scope) =>
+  it("never shares the host's network, whatever net says: only the operator's opt-out does", () => {
+    const args = (net: Scope, hostNetwork?: boolean) =>
       bwrapArgs(
         planMounts({ ...spec([], [], []), caveats: { fs_read: [], fs_write: [], net } }, FS),
+        hostNetwork,
       );
-    expect(args('all')).toContain('--share-net');
+    expect(args('all')).not.toContain('--share-net');
     expect(args(['example.com'])).not.toContain('--share-net');
+    expect(args('all', true)).toContain('--share-net');
     expect(args([])).toEqual(
       expect.arrayContaining(['--unshare-all', '--cap-drop', 'ALL', '--die-with-parent']),
     );
