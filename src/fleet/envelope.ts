@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_EVENT_FIELDS } from '../protocol/index.js';
 import type { FleetKey } from './fleet-key.js';
 
 /** What a worker tells the supervisor on a node's up stream. */
@@ -18,6 +19,14 @@ export const UpRecordSchema = z.discriminatedUnion('k', [
   z.object({ k: z.literal('stderr'), line: z.string().max(16_384) }),
   /** The worker is alive and holds the node (sent every ping interval, whatever the child does). */
   z.object({ k: z.literal('beat') }),
+  /** What the worker's egress proxy saw of the node's commands: a refusal, or a command's traffic. */
+  z.object({
+    k: z.literal('net'),
+    event: z.discriminatedUnion('type', [
+      RUN_EVENT_FIELDS['net.refused'].extend({ type: z.literal('net.refused') }),
+      RUN_EVENT_FIELDS['net.traffic'].extend({ type: z.literal('net.traffic') }),
+    ]),
+  }),
   /**
    * The child ended (or never started). `lost` says the worker is handing the node back (it is
    * being stopped, or it refused the job for a reason that another worker may not share).

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ChildPool, childEnv, type ChildCommand } from '../supervisor/index.js';
+import { ChildPool, EgressHost, childEnv, type ChildCommand } from '../supervisor/index.js';
 import { openJob } from './envelope.js';
 import type { FleetKey } from './fleet-key.js';
 import { STREAM_PREFIX } from './fleet.js';
@@ -27,6 +27,8 @@ export interface FleetWorkerOptions {
   command: ChildCommand;
   secrets: WorkerSecrets;
   ladder: WorkerPlace['ladder'];
+  /** What each node's commands may hold and move through this worker's egress proxy. */
+  egress?: { maxConnections: number; maxBytes: number };
   /** BullMQ's lock on an active job: a worker silent for this long has stalled (default 30 s). */
   lockDurationMs?: number;
   log(message: string): void;
@@ -57,6 +59,7 @@ export class FleetWorker {
   readonly #handBack = new AbortController();
   readonly #place: WorkerPlace;
   readonly #pool: ChildPool | undefined;
+  readonly #egress: EgressHost;
   #active = 0;
   #waiting: (() => void)[] = [];
 
@@ -84,7 +87,13 @@ export class FleetWorker {
             cwd: options.workspace,
           })
         : undefined;
+    this.#egress = new EgressHost({
+      limits: options.egress ?? { maxConnections: 64, maxBytes: 4 * 1024 ** 3 },
+      // Every node's events go up its own stream (see `runJob`); none is left to record here.
+      record: () => undefined,
+    });
     this.#place = {
+      egress: this.#egress,
       key: options.key,
       writer,
       hub: this.#hub,
@@ -199,6 +208,7 @@ export class FleetWorker {
 
   async #close(): Promise<void> {
     this.#pool?.close();
+    await this.#egress.shutdown();
     await this.#hub.close();
     for (const connection of this.#connections) connection.disconnect();
     this.#writer.disconnect();

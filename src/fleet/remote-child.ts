@@ -27,7 +27,6 @@ import {
 } from './envelope.js';
 import type { FleetKey } from './fleet-key.js';
 import type { StreamHub } from './stream-hub.js';
-
 /** What a remote child needs of the fleet it runs on. */
 export interface RemoteLink {
   key: FleetKey;
@@ -249,6 +248,18 @@ export class RemoteChild implements ChildHandle {
     switch (record.k) {
       case 'beat':
         return;
+      case 'net': {
+        // The worker's egress proxy, on this node's commands: recorded as the supervisor's own.
+        const { event } = record;
+        if (event.type === 'net.refused') {
+          const { type, ...fields } = event;
+          this.#options.record?.(type, fields);
+        } else {
+          const { type, ...fields } = event;
+          this.#options.record?.(type, fields);
+        }
+        return;
+      }
       case 'hello':
         this.#isTaken = true;
         this.#watchSilence();

@@ -4,6 +4,7 @@ import {
   ChildProcess,
   childEnv,
   type ChildPool,
+  type EgressHost,
   killLadder,
   type ChildCommand,
   type ProcessExit,
@@ -34,6 +35,8 @@ export interface WorkerPlace {
   secrets: WorkerSecrets;
   /** Children started ahead of time in the workspace, loaded and waiting for a payload. */
   pool?: ChildPool;
+  /** This worker's egress proxy, for the commands of the nodes it hosts. */
+  egress: EgressHost;
   /** The local kill ladder's rungs, used when the supervisor is gone or the worker stops. */
   ladder: { cancelGraceMs: number; termGraceMs: number; killWaitMs: number };
   now: () => number;
@@ -106,6 +109,11 @@ export async function runJob(
   let payload;
   try {
     payload = await restorePayload(body.payload, place.secrets, body.keyed);
+    // The node's commands reach the network through this worker's proxy, held to its `net`;
+    // what the proxy sees goes up with the node's records.
+    payload = await place.egress.open(body.node_id, payload, (event) => {
+      void write({ k: 'net', event });
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return finish({
@@ -193,6 +201,7 @@ export async function runJob(
   handBack.addEventListener('abort', onHandBack, { once: true });
   try {
     const exit = await child.exited;
+    await place.egress.close(body.node_id);
     // The exit record is the last: the supervisor deletes the streams once it reads it, and a beat
     // written after would make `up` again, with no expiry.
     clearInterval(beat);

@@ -61,3 +61,4 @@ export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
 export { type ResumeState } from './resume/resume-state.js';
 export { KILL_POINTS, killAtOf } from './launch/kill-points.js';
+export { EgressHost } from './launch/egress-host.js';

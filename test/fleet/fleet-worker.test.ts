@@ -14,10 +14,10 @@ import {
 } from '../../src/fleet/envelope.js';
 import { Fleet, STREAM_PREFIX } from '../../src/fleet/fleet.js';
 import { FleetKey } from '../../src/fleet/fleet-key.js';
-import { FleetWorker } from '../../src/fleet/fleet-worker.js';
+import { FleetWorker, type FleetWorkerOptions } from '../../src/fleet/fleet-worker.js';
 import { PROTOCOL_VERSION, redactPayload } from '../../src/protocol/index.js';
 import { FLEET_KEY } from '../helpers/fleet.js';
-import { FAST_TIMING, testPayload } from '../helpers/payloads.js';
+import { FAST_TIMING, fixtureChild, testPayload } from '../helpers/payloads.js';
 import { describeWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const key = FleetKey.fromEnv({ ARBOR_FLEET_KEY: FLEET_KEY });
@@ -37,7 +37,10 @@ describeWithRedis('FleetWorker', () => {
   });
 
   /** A worker on a queue of its own, with a client, a queue and its events to drive it. */
-  async function setup(labels: string[] = []): Promise<{
+  async function setup(
+    labels: string[] = [],
+    place: Partial<Pick<FleetWorkerOptions, 'command' | 'secrets'>> = {},
+  ): Promise<{
     worker: FleetWorker;
     log: string[];
     base: string;
@@ -53,8 +56,8 @@ describeWithRedis('FleetWorker', () => {
       labels,
       concurrency: 2,
       workspace: await mkdtemp(join(tmpdir(), 'arbor-fleet-worker-')),
-      command: EXIT_3,
-      secrets: { env: {}, servers: new Map(), sandbox: { mode: 'off' } },
+      command: place.command ?? EXIT_3,
+      secrets: place.secrets ?? { env: {}, servers: new Map(), sandbox: { mode: 'off' } },
       ladder: { cancelGraceMs: 100, termGraceMs: 100, killWaitMs: 100 },
       log: (line) => log.push(line),
     });
@@ -206,5 +209,39 @@ describeWithRedis('FleetWorker', () => {
     await worker.drain();
     expect(worker.counts).toEqual({ taken: 1, finished: 1, refused: 0 });
     expect(log.some((line) => /^ended .*: code 3, signal null$/.test(line))).toBe(true);
+  });
+
+  it("runs the egress proxy for the nodes it hosts: a refusal is recorded as the node's", async () => {
+    const { base } = await setup([], {
+      command: fixtureChild('egress-probe'),
+      secrets: { env: {}, servers: new Map(), sandbox: { mode: 'bwrap' } },
+    });
+    const fleet = await Fleet.connect({ url: redis.secretUrl, key, queue: base });
+    closers.push(() => fleet.close());
+    const records: { kind: string; fields: Record<string, unknown> }[] = [];
+    const payload = testPayload({
+      caveats: { fs_read: [], fs_write: [], exec: 'all', net: ['example.com'] },
+    });
+    const child = fleet.start(payload, {
+      fleet,
+      node: { runId: 'run_fw', nodeId: 'n1', path: '0.1' },
+      attempt: 1,
+      timing: { ...FAST_TIMING, pongTimeoutMs: 6_000 },
+      record: (kind, fields) => records.push({ kind, fields }),
+    });
+    const stderr: string[] = [];
+    child.attach({
+      onFrame: () => undefined,
+      onViolation: () => undefined,
+      onStderr: (line) => stderr.push(line),
+    });
+    child.send({ type: 'spawn', protocol: PROTOCOL_VERSION, payload });
+    const exit = await child.exited;
+    expect(exit, stderr.join('\n')).toEqual({ code: 0, signal: null });
+    expect(stderr).toContain('proxied: 403');
+    expect(records).toContainEqual({
+      kind: 'net.refused',
+      fields: expect.objectContaining({ host: '10.0.0.1', port: 80, command: 'probe' }) as unknown,
+    });
   });
 });

@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { grantsNet, parseNetEntry } from '../../authority/index.js';
-import { NdjsonReader, type RunEventBody, type SpawnPayload } from '../../protocol/index.js';
+import {
+  NdjsonReader,
+  type RunEventBody,
+  type RunEventBodyOf,
+  type SpawnPayload,
+} from '../../protocol/index.js';
 import {
   decodeEgressReport,
   proxyMainPath,
@@ -38,6 +43,8 @@ export class EgressHost {
   /** Why the proxy is not there (it could not start, or it died): nodes open without a way out. */
   #broken: string | undefined;
   readonly #waiting = new Map<string, (answer: EgressReport) => void>();
+  /** Where a node's events go when not to the host's `record` (a fleet worker's up-stream). */
+  readonly #recorders = new Map<string, (event: NetEvent) => void>();
   #count = 0;
 
   constructor(options: {
@@ -59,8 +66,13 @@ export class EgressHost {
    * Otherwise (no sandbox, no `net`, no `exec`, the host's network) the payload is returned as it
    * is. A proxy that cannot start leaves the node without a way out; its commands are told why.
    */
-  async open(nodeId: string, payload: SpawnPayload): Promise<SpawnPayload> {
+  async open(
+    nodeId: string,
+    payload: SpawnPayload,
+    record?: (event: NetEvent) => void,
+  ): Promise<SpawnPayload> {
     if (!needsEgress(payload)) return payload;
+    if (record !== undefined) this.#recorders.set(nodeId, record);
     const proxy = this.#start();
     if (proxy === undefined || this.#base === undefined) return payload;
     this.#count += 1;
@@ -88,8 +100,9 @@ export class EgressHost {
 
   /** The node has ended: its sessions close and its traffic is reported. */
   async close(nodeId: string): Promise<void> {
-    if (this.#process === undefined || this.#broken !== undefined) return;
-    await this.#ask(nodeId, { type: 'close', node: nodeId });
+    if (this.#process !== undefined && this.#broken === undefined)
+      await this.#ask(nodeId, { type: 'close', node: nodeId });
+    this.#recorders.delete(nodeId);
   }
 
   /** Stops the proxy (it closes every node first) and removes its directory. */
@@ -169,6 +182,12 @@ export class EgressHost {
     });
   }
 
+  #tell(nodeId: string, event: NetEvent): void {
+    const recorder = this.#recorders.get(nodeId);
+    if (recorder === undefined) this.#record(nodeId, event);
+    else recorder(event);
+  }
+
   #report(line: EgressReport): void {
     switch (line.type) {
       case 'opened':
@@ -181,7 +200,7 @@ export class EgressHost {
         return;
       }
       case 'refused':
-        this.#record(line.node, {
+        this.#tell(line.node, {
           type: 'net.refused',
           host: line.host,
           port: line.port,
@@ -190,7 +209,7 @@ export class EgressHost {
         });
         return;
       case 'traffic':
-        this.#record(line.node, {
+        this.#tell(line.node, {
           type: 'net.traffic',
           host: line.host,
           port: line.port,
@@ -203,6 +222,9 @@ export class EgressHost {
     }
   }
 }
+
+/** The events the proxy's reports become. */
+export type NetEvent = RunEventBodyOf<'net.refused' | 'net.traffic'>;
 
 /**
  * Does this node's payload call for an egress proxy? Its commands run in the sandbox, it may run

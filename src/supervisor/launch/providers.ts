@@ -44,7 +44,8 @@ interface StartContext {
 }
 
 /** What a fleet reports of a node's attempts. */
-export type FleetEventType = 'fleet.queued' | 'fleet.assigned' | 'fleet.lost';
+export type FleetEventType =
+  'fleet.queued' | 'fleet.assigned' | 'fleet.lost' | 'net.refused' | 'net.traffic';
 
 /** What a child started on a fleet needs besides its payload. */
 export interface RemoteStart {
