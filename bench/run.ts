@@ -4,6 +4,7 @@ import { benchConcurrency } from './concurrency.js';
 import { benchDeadlineOvershoot } from './deadline-overshoot.js';
 import { benchDelegation } from './delegation.js';
 import { benchDetector } from './detector.js';
+import { benchEgress } from './egress.js';
 import { benchFleet } from './fleet.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   'deadline-overshoot': benchDeadlineOvershoot,
   delegation: benchDelegation,
   detector: benchDetector,
+  egress: benchEgress,
   fleet: benchFleet,
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
