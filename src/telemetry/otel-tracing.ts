@@ -298,6 +298,33 @@ class OtelRunTrace implements RunTrace {
         this.#start('arbor.spawn.wait', { 'arbor.wait.for': event.for }, under, at),
       );
     },
+    'net.traffic': (event, at, _node, under) => {
+      this.#start(
+        `egress ${event.host}:${event.port}`,
+        {
+          'server.address': event.host,
+          'server.port': event.port,
+          'arbor.command': event.command,
+          'arbor.egress.connections': event.connections,
+          'arbor.egress.bytes_up': event.bytesUp,
+          'arbor.egress.bytes_down': event.bytesDown,
+        },
+        under,
+        at - event.ms,
+      ).end(at);
+    },
+    'net.refused': (event, at, node) => {
+      (node ?? this.#run).addEvent(
+        'net.refused',
+        {
+          'server.address': event.host,
+          'server.port': event.port,
+          'arbor.egress.why': event.why,
+          ...(event.command === undefined ? {} : { 'arbor.command': event.command }),
+        },
+        at,
+      );
+    },
     'spawn.waited': (event, at) => {
       const span = this.#open.get(`spawn:${event.nodeId ?? ''}`);
       span?.end(at);

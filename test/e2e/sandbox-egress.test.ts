@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fakeLlm } from '../helpers/fake-llm.js';
+import { attr, otlpReceiver as receiver } from '../helpers/otlp-receiver.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { runArbor } from '../helpers/run-arbor.js';
 import { HAS_SANDBOX, SANDBOX } from '../helpers/sandbox.js';
@@ -265,6 +266,26 @@ describeWithEgress('sandboxed commands reach what net names, through the egress 
     const result = child?.messages.find((m) => m.role === 'tool')?.content ?? '';
     expect(result).toContain(`arbor egress: refused ${HOST}:${port}`);
     expect(result).not.toContain('HTTP-SERVER-REACHED');
+  });
+
+  it("traces each command's traffic as a span under its node's", async () => {
+    const collector = await receiver();
+    const { ws } = await workspace();
+    const run = await scriptedRun({
+      cwd: ws,
+      args: ['--net', `${HOST}:${port}`],
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      },
+      script: execAll(`curl -s http://${HOST}:${port}/`),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const node = collector.spans.find((s) => s.name === 'node 0');
+    const egress = collector.spans.find((s) => s.name === `egress ${HOST}:${port}`);
+    expect(egress?.parentSpanId).toBe(node?.spanId);
+    expect(attr(egress, 'arbor.command')).toBe(`curl -s http://${HOST}:${port}/`);
+    expect(attr(egress, 'arbor.egress.connections')).toBe(1);
   });
 
   it("gives the host network only on the operator's opt-out, and says so at the start", async () => {
