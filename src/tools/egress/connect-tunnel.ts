@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { LinkGate } from './egress-link.js';
 import { connectTarget, formatTarget, type RequestTarget } from './request-target.js';
-import { IDLE_MS, tunnel } from './tunnel.js';
+import { connectUpstream, IDLE_MS, tunnel } from './tunnel.js';
 
 /** The header that marks a refusal by this proxy, not by the host. */
 export const REFUSED_HEADER = 'x-arbor-egress';
@@ -47,17 +47,7 @@ export async function openTunnel(
       link.end();
       return;
     }
-    const upstream = connect({
-      host: link.address,
-      port: target.port,
-      family: link.family,
-      allowHalfOpen: true,
-    });
-    link.hold(client, upstream);
-    // The command went away, before or after the tunnel stood: nothing is left to carry.
-    client.once('close', () => {
-      link.cut();
-    });
+    const upstream = connectUpstream(link, target.port, client);
     upstream.setTimeout(IDLE_MS, () =>
       upstream.destroy(Object.assign(new Error(), { code: 'ETIMEDOUT' })),
     );

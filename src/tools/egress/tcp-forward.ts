@@ -1,7 +1,7 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { EgressForward } from './egress-control.js';
 import type { LinkGate } from './egress-link.js';
-import { IDLE_MS, tunnel } from './tunnel.js';
+import { connectUpstream, IDLE_MS, tunnel } from './tunnel.js';
 
 /**
  * A session's `fwd-<i>.sock`: every connection is a raw TCP connection to one host and port,
@@ -29,16 +29,7 @@ async function forwardConnection(
       return;
     }
     const { link } = admission;
-    const upstream = connect({
-      host: link.address,
-      port: forward.port,
-      family: link.family,
-      allowHalfOpen: true,
-    });
-    link.hold(client, upstream);
-    client.once('close', () => {
-      link.cut();
-    });
+    const upstream = connectUpstream(link, forward.port, client);
     upstream.setTimeout(IDLE_MS, () => {
       link.cut();
     });

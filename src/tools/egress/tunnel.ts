@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { EgressLink } from './egress-link.js';
 
@@ -44,4 +44,22 @@ export function tunnel(link: EgressLink, client: Socket, upstream: Socket): void
   upstream.on('close', () => client.end());
   pipeCounted(client, upstream, (bytes) => link.up(bytes));
   pipeCounted(upstream, client, (bytes) => link.down(bytes));
+}
+
+/**
+ * A connection to the address `link` checked, held by the link with the command's `client`: when
+ * the command goes away, before or after the tunnel stands, the link is cut.
+ */
+export function connectUpstream(link: EgressLink, port: number, client: Socket): Socket {
+  const upstream = connect({
+    host: link.address,
+    port,
+    family: link.family,
+    allowHalfOpen: true,
+  });
+  link.hold(client, upstream);
+  client.once('close', () => {
+    link.cut();
+  });
+  return upstream;
 }
