@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigFile, resolveMcpServers, type ConfigFile } from '../config/index.js';
 import { FleetKey } from '../fleet/fleet-key.js';
-import { checkName } from '../fleet/queue-names.js';
+import { checkName, queuesOf } from '../fleet/queue-names.js';
 import { fleetRedisUrl } from '../fleet/redis-url.js';
 import { EXIT } from '../runtime/index.js';
 import { resolveChildCommand, timingFromEnv } from '../supervisor/index.js';
@@ -81,8 +81,11 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
           .map((label) => label.trim())
           .filter((label) => label !== '')
           .map((label) => checkName(label, 'a label in `--labels`'));
-  const workspace = path.resolve(values.workspace ?? table?.worker?.workspace ?? process.cwd());
-  mkdirSync(workspace, { recursive: true });
+  // Checked before anything connects: a refusal here leaves nothing running.
+  queuesOf(queue, labels);
+  const workspace = checkWorkspace(
+    path.resolve(values.workspace ?? table?.worker?.workspace ?? process.cwd()),
+  );
   const servers = new Map(
     resolveMcpServers({ config: values.config }, config).map((server) => [server.name, server]),
   );
@@ -154,4 +157,21 @@ function countOf(raw: string | undefined, flag: string, min: number): number | u
       `Expected \`${flag}\` to be a whole number from ${min} to 1024, got \`${raw}\`.`,
     );
   return value;
+}
+
+/** The nodes' working directory: it must be a directory this worker can write, already there. */
+function checkWorkspace(workspace: string): string {
+  let why: string | undefined;
+  try {
+    if (!statSync(workspace).isDirectory()) why = 'is not a directory';
+    else accessSync(workspace, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    why = code === 'ENOENT' ? 'does not exist' : `cannot be written (${code ?? String(error)})`;
+  }
+  if (why !== undefined)
+    throw usageError(
+      `The workspace \`${workspace}\` ${why}: \`--workspace\` names the nodes' working directory on this machine, which must exist and be writable.`,
+    );
+  return workspace;
 }

@@ -34,6 +34,9 @@ export interface FleetWorkerOptions {
   log(message: string): void;
 }
 
+/** How many taken jobs a worker remembers, to refuse one added back. */
+const SEEN_JOBS = 10_000;
+
 /** What a worker has done, for its log and its tests. */
 export interface WorkerCounts {
   taken: number;
@@ -61,6 +64,8 @@ export class FleetWorker {
   readonly #pool: ChildPool | undefined;
   readonly #egress: EgressHost;
   #active = 0;
+  /** The ids of the jobs this worker has taken, the latest `SEEN_JOBS`. */
+  readonly #seen = new Set<string>();
   #waiting: (() => void)[] = [];
 
   private constructor(options: FleetWorkerOptions, writer: Redis) {
@@ -169,6 +174,16 @@ export class FleetWorker {
       this.#options.log(`refused job ${job.id ?? '?'}: ${opened.reason}`);
       return { refused: opened.reason };
     }
+    // A job runs once here: the same id again (a completed job added back) is refused.
+    const id = job.id ?? '';
+    if (this.#seen.has(id)) {
+      this.counts.refused += 1;
+      const reason = `job ${id} was taken here before`;
+      this.#options.log(`refused ${reason}`);
+      return { refused: reason };
+    }
+    this.#seen.add(id);
+    if (this.#seen.size > SEEN_JOBS) this.#seen.delete(this.#seen.values().next().value ?? '');
     await this.#slot();
     this.counts.taken += 1;
     const { path, attempt, run_id: runId } = opened.record;

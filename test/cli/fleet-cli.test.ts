@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDb } from '../helpers/arbor-process.js';
 import { runArbor } from '../helpers/run-arbor.js';
@@ -56,6 +59,22 @@ describe('the fleet on the command line: bad input is refused before anything ru
     });
     expect(label.code).toBe(2);
     expect(label.stderr).toContain('a label in `--labels`');
+  });
+
+  it('refuses too many labels and a workspace that is not there before connecting, leaving nothing running', async () => {
+    const labels = await runArbor(['worker', '--redis', NOWHERE, '--labels', 'a,b,c,d,e'], {
+      env: KEY,
+    });
+    expect(labels.code).toBe(2);
+    expect(labels.stderr).toContain('A worker takes at most 4 labels, got 5: a, b, c, d, e.');
+    expect(labels.stderr).not.toContain('Cannot reach');
+    const missing = path.join(tmpdir(), `arbor-no-workspace-${process.pid}`, 'ws');
+    const workspace = await runArbor(['worker', '--redis', NOWHERE, '--workspace', missing], {
+      env: KEY,
+    });
+    expect(workspace.code).toBe(2);
+    expect(workspace.stderr).toContain(`The workspace \`${missing}\` does not exist`);
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('refuses `--provider queue` without a Redis to reach the fleet', async () => {

@@ -160,6 +160,22 @@ describeWithRedis('FleetWorker', () => {
     expect(worker.counts).toEqual({ taken: 1, finished: 1, refused: 0 });
   });
 
+  it('refuses a job added back under the id of one it took, without running it again', async () => {
+    const { worker, client, add, base } = await setup();
+    const jobId = `job-${randomUUID().slice(0, 8)}`;
+    const job = signJob(key, jobId, body(jobId));
+    expect(await add(jobId, job)).toEqual({ code: 3 });
+    // What someone with the queue's Redis could do: take the finished job out and add it again.
+    const queue = new Queue(base, { connection: client.duplicate() });
+    closers.push(async () => {
+      await queue.close();
+      await queue.disconnect();
+    });
+    await queue.remove(jobId);
+    expect(await add(jobId, job)).toEqual({ refused: `job ${jobId} was taken here before` });
+    expect(worker.counts).toEqual({ taken: 1, finished: 1, refused: 1 });
+  });
+
   it('writes nothing after the exit record, which the supervisor deletes the streams on', async () => {
     const { add, client } = await setup();
     const jobId = `job-${randomUUID().slice(0, 8)}`;
