@@ -25,6 +25,7 @@ Commands:
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
   ui                 the web dashboard over a store: runs, live trees, timelines, transcripts
   worker             take nodes from a fleet's queues on Redis and run them here
+  worker keygen      make a fleet key pair (a worker's or the supervisor's)
   plan validate      check a plan file (TOML [[subtask]] tables) and report every problem
   plan show          draw a plan or run-log: task tree and dependencies, with statuses
   plan run|resume    run a plan's leaves as child agents in dependency order, with a run-log

@@ -9,6 +9,7 @@ import { resolveChildCommand, timingFromEnv } from '../supervisor/index.js';
 import { probeSandbox } from '../tools/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
+import { workerKeygen } from './worker-keygen.js';
 
 export const WORKER_HELP = `Usage: arbor worker [options]
 
@@ -52,6 +53,7 @@ const WORKER_OPTIONS = {
 
 /** `arbor worker`: runs until it is signalled and has drained (or handed its nodes back). */
 export async function workerCommand(args: string[], io: CliIo): Promise<number> {
+  if (args[0] === 'keygen') return workerKeygen(args.slice(1), io);
   const { values, positionals } = parseCommandArgs('worker', args, WORKER_OPTIONS, true);
   if (values.help === true) {
     await write(io.stdout, WORKER_HELP);
