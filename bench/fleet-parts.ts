@@ -1,15 +1,40 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FleetIdentity } from '../src/fleet/fleet-identity.js';
+import { writePrivateKeyFile } from '../src/fleet/key-file.js';
 
 /** The built CLI (`npm run build` first). */
 const ARBOR_BIN = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
 
-/** A fleet key for the benchmark's own supervisor and workers. */
-export const BENCH_FLEET_KEY = 'bench-fleet-key-0f3a9c2e7d5b4a1c8e6f';
+const keyDir = mkdtempSync(join(tmpdir(), 'arbor-bench-keys-'));
+
+/** A key pair for the benchmark's fleet, its private key in a file of mode 0600. */
+function benchIdentity(name: string): { identity: FleetIdentity; file: string } {
+  const { identity, pem } = FleetIdentity.generate();
+  const file = join(keyDir, `${name}.key`);
+  writePrivateKeyFile(file, pem);
+  return { identity, file };
+}
+
+/** The benchmark's supervisor's key pair. */
+export const BENCH_SUPERVISOR = benchIdentity('supervisor');
+/** Its workers' key pairs, one each, dealt in turn by `startWorker`. */
+export const BENCH_WORKERS = Array.from({ length: 8 }, (_, i) => benchIdentity(`w${i + 1}`));
+let dealt = 0;
+
+/** A config file admitting every one of the benchmark's workers. */
+export const BENCH_ADMIT_CONFIG = join(keyDir, 'admit.toml');
+writeFileSync(
+  BENCH_ADMIT_CONFIG,
+  BENCH_WORKERS.map(
+    ({ identity }, i) =>
+      `[[queue.admit]]\nname = "w${i + 1}"\npublic_key = "${identity.publicKey.text}"\n`,
+  ).join(''),
+);
 
 /** Clock ticks per second of `/proc/PID/stat`'s CPU times. */
 const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -75,6 +100,7 @@ export async function startWorker(
   options: { concurrency: number; pool: number },
 ): Promise<BenchWorker> {
   const dir = mkdtempSync(join(tmpdir(), 'arbor-bench-worker-'));
+  const key = BENCH_WORKERS[dealt++ % BENCH_WORKERS.length] ?? BENCH_SUPERVISOR;
   const worker = spawn(
     process.execPath,
     [
@@ -86,10 +112,14 @@ export async function startWorker(
       String(options.concurrency),
       '--pool',
       String(options.pool),
+      '--key',
+      key.file,
+      '--supervisor-key',
+      BENCH_SUPERVISOR.identity.publicKey.text,
     ],
     {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, ARBOR_FLEET_KEY: BENCH_FLEET_KEY },
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

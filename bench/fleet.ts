@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Fleet } from '../src/fleet/fleet.js';
-import { FleetKey } from '../src/fleet/fleet-key.js';
+import { AdmittedWorkers } from '../src/fleet/admitted-workers.js';
 import { SqliteStore } from '../src/store/index.js';
 import { startFakeLlm } from '../src/testing/index.js';
 import { timeArborDirectCalls } from './delegation-arbor.js';
@@ -10,7 +10,9 @@ import { DIRECT_CALLS, IN_PROCESS, measureArbor, measurePooled, N, PROCESS } fro
 import { delegationPlaybook } from './delegation-playbook.js';
 import { delegationMetrics, overheads } from './delegation-report.js';
 import {
-  BENCH_FLEET_KEY,
+  BENCH_ADMIT_CONFIG,
+  BENCH_SUPERVISOR,
+  BENCH_WORKERS,
   cpuSeconds,
   hasRedisServer,
   startRedis,
@@ -63,7 +65,10 @@ async function measureOverhead(url: string): Promise<Record<string, number | str
   const worker = await startWorker(url, { concurrency: 8, pool: POOL_SIZE });
   const fleet = await Fleet.connect({
     url,
-    key: FleetKey.fromEnv({ ARBOR_FLEET_KEY: BENCH_FLEET_KEY }),
+    identity: BENCH_SUPERVISOR.identity,
+    admitted: new AdmittedWorkers(
+      BENCH_WORKERS.map(({ identity }, i) => ({ name: `w${i + 1}`, key: identity.publicKey })),
+    ),
   });
   try {
     const base = { store, url: llm.url, dir, n: N, framework: 'arbor-process' } as const;
@@ -136,8 +141,10 @@ async function measureThroughput(
           url,
           '--db',
           join(dir, 'arbor.db'),
+          '--config',
+          BENCH_ADMIT_CONFIG,
         ],
-        { ARBOR_FLEET_KEY: BENCH_FLEET_KEY },
+        { ARBOR_FLEET_PRIVATE_KEY_FILE: BENCH_SUPERVISOR.file },
       );
       const workerCpu = workers.reduce(
         (sum, worker, i) => sum + cpuSeconds(worker.pid) - (cpuBefore[i] ?? 0),

@@ -51,7 +51,9 @@ export async function openSettings(
       { config: { ...config, queue: undefined, net: undefined }, cwd },
     );
     // A fleet's Redis URL, password and all, is the environment's to give (`redis = "env:NAME"`).
-    const fleet = resolveFleet(undefined, config.queue, env, undefined);
+    // The admitted workers are read again from the file when they came from it.
+    const admitFile = file?.queue?.admit === undefined ? undefined : options.config;
+    const fleet = resolveFleet(undefined, config.queue, env, undefined, admitFile);
     if (fleet !== undefined) base.fleet = fleet;
     // So are the values of `http.fetch` credentials (`env:NAME`), or their files.
     base.netCredentials = resolveNetCredentials(config.net?.credential ?? [], env, 'Arbor.open');

@@ -1,7 +1,12 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfigFile, resolveMcpServers, type ConfigFile } from '../config/index.js';
-import { FleetKey } from '../fleet/fleet-key.js';
+import {
+  FleetPublicKey,
+  RETIRED_FLEET_KEY_VARIABLE,
+  type FleetIdentity,
+} from '../fleet/fleet-identity.js';
+import { privateKeyFile, readPrivateKeyFile } from '../fleet/key-file.js';
 import { checkName, queuesOf } from '../fleet/queue-names.js';
 import { fleetRedisUrl } from '../fleet/redis-url.js';
 import { EXIT } from '../runtime/index.js';
@@ -29,12 +34,20 @@ worker relays the child's frames. See docs/scale-out.md.
                        them ([queue.worker] labels)
   --workspace DIR      the nodes' working directory here (default: the current directory;
                        [queue.worker] workspace)
+  --key FILE           this worker's private key (\`arbor worker keygen\`; mode 0600, or it is
+                       refused); else ARBOR_FLEET_PRIVATE_KEY_FILE, else [queue.worker] key
+  --supervisor-key KEY a supervisor this worker serves, its public key as \`ed25519:…\`
+                       (repeat for several; [[queue.supervisor]] public_key)
   --config FILE        [queue], [queue.worker], and the [[mcp.server]]s this worker may start:
                        a node gets only servers named here, started as written here
 
-ARBOR_FLEET_KEY (at least 32 characters, the supervisor's too) must be set: jobs and frames that
-do not carry its MAC are refused. Credentials a node needs (the model's key, MCP servers' tokens)
-come from this worker's environment, never from Redis.
+  keygen [--out FILE]  make a key pair and print its public key (\`arbor worker keygen --help\`)
+
+Every worker has a key pair of its own, and the supervisor must admit its public key
+([[queue.admit]] in the supervisor's config). A job or control record not signed by one of the
+supervisors given is refused; this worker signs everything it sends up with its key, and runs a
+node only once the supervisor has bound that node to it. Credentials a node needs (the model's
+key, MCP servers' tokens) come from this worker's environment, never from Redis.
 
 Signals: SIGTERM or SIGINT drain (no new jobs; running nodes finish); a second one hands the
 running nodes back, to be queued again for another worker.
@@ -47,6 +60,8 @@ const WORKER_OPTIONS = {
   queue: { type: 'string' },
   labels: { type: 'string' },
   workspace: { type: 'string' },
+  key: { type: 'string' },
+  'supervisor-key': { type: 'string', multiple: true },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -65,7 +80,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const config: ConfigFile | undefined =
     values.config === undefined ? undefined : loadConfigFile(values.config);
   const table = config?.queue;
-  const key = FleetKey.fromEnv(env);
+  const { identity, supervisors } = workerKeys(values.key, values['supervisor-key'], table, env);
   const url = fleetRedisUrl({ flag: values.redis, config: table?.redis }, env);
   if (url === undefined)
     throw usageError(
@@ -110,7 +125,8 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     );
   const worker = await FleetWorker.start({
     url,
-    key,
+    identity,
+    supervisors,
     queue,
     labels,
     concurrency,
@@ -128,7 +144,7 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   if (sandbox.mode !== 'bwrap')
     log(`warning: the exec sandbox is unavailable here (${sandbox.reason ?? 'unknown reason'})`);
   log(
-    `${worker.id} taking jobs from ${worker.queues.join(', ')} (concurrency ${concurrency}, pool ${pool}, workspace ${workspace})`,
+    `${worker.id} (key ${identity.publicKey.id}) taking jobs from ${worker.queues.join(', ')} (concurrency ${concurrency}, pool ${pool}, workspace ${workspace})`,
   );
   let signals = 0;
   const stopped = new Promise<void>((resolve) => {
@@ -149,6 +165,44 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
   const { taken, finished, refused } = worker.counts;
   log(`stopped: ${taken} taken, ${finished} finished, ${refused} refused`);
   return EXIT.ok;
+}
+
+/**
+ * This worker's key pair and the supervisors it serves, checked before anything connects: a key
+ * file others may read, a public key that is not one, or no supervisor at all is refused (exit 2).
+ */
+function workerKeys(
+  flag: string | undefined,
+  supervisorFlags: string[] | undefined,
+  table: ConfigFile['queue'],
+  env: NodeJS.ProcessEnv,
+): { identity: FleetIdentity; supervisors: FleetPublicKey[] } {
+  const file = privateKeyFile({ flag, config: table?.worker?.key }, env);
+  if (file === undefined) {
+    const retired = env[RETIRED_FLEET_KEY_VARIABLE];
+    throw usageError(
+      `${retired === undefined || retired === '' ? 'A worker needs a private key of its own' : `\`${RETIRED_FLEET_KEY_VARIABLE}\` is set, but the fleet's shared key is retired: a worker needs a key pair of its own`}: make one with \`arbor worker keygen --out FILE\`, give it with \`--key FILE\` (or ARBOR_FLEET_PRIVATE_KEY_FILE, or [queue.worker] key = "file:FILE"), and admit its public key in the supervisor's [[queue.admit]]. See docs/scale-out.md.`,
+    );
+  }
+  const texts = [
+    ...(supervisorFlags ?? []),
+    ...(table?.supervisor ?? []).map((entry) => entry.public_key),
+  ];
+  if (texts.length === 0)
+    throw usageError(
+      "A worker serves the supervisors it is given: name each one's public key with `--supervisor-key ed25519:…` or `[[queue.supervisor]] public_key` in `--config`.",
+    );
+  const supervisors = texts.map((text) => {
+    try {
+      return FleetPublicKey.parse(text);
+    } catch (error) {
+      throw usageError(
+        `\`--supervisor-key\`: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+    }
+  });
+  return { identity: readPrivateKeyFile(file), supervisors };
 }
 
 function countOf(raw: string | undefined, flag: string, min: number): number | undefined {

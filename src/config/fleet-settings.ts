@@ -1,8 +1,9 @@
 import { ArborError } from '../protocol/index.js';
+import { privateKeyFile } from '../fleet/key-file.js';
 import { fleetRedisUrl } from '../fleet/redis-url.js';
 import type { QueueTable } from './queue-table.js';
 
-/** The fleet a run puts `queue` nodes on, validated (the key is read when it connects). */
+/** The fleet a run puts `queue` nodes on, validated (its keys are read when it connects). */
 export interface FleetSettings {
   /** The Redis URL, possibly with a password (from the environment): never print it. */
   url: string;
@@ -12,18 +13,25 @@ export interface FleetSettings {
   labels: string[];
   /** Attempts in all for a node whose worker is lost. */
   attempts: number | undefined;
+  /** The supervisor's private key file (`ARBOR_FLEET_PRIVATE_KEY_FILE`, else `[queue] key`). */
+  keyFile: string | undefined;
+  /** The workers admitted (`[[queue.admit]]`), as written. */
+  admit: { name: string; public_key: string }[];
+  /** The config file that admits them: read again when it changes, so a removal revokes. */
+  admitFile: string | undefined;
 }
 
 /**
  * The run's fleet, when it has one: under `--provider queue`, or when `--redis` or `[queue] redis`
  * names it (then `subagent.run { provider: "queue" }` may use it). `ARBOR_REDIS_URL` alone only
- * says where the fleet is.
+ * says where the fleet is. `configFile` is the file `table` was read from, if any.
  */
 export function resolveFleet(
   flag: string | undefined,
   table: QueueTable | undefined,
   env: NodeJS.ProcessEnv,
   provider: string | undefined,
+  configFile?: string,
 ): FleetSettings | undefined {
   const url = fleetRedisUrl({ flag, config: table?.redis }, env);
   const wanted = provider === 'queue' || flag !== undefined || table?.redis !== undefined;
@@ -38,5 +46,8 @@ export function resolveFleet(
     queue: table?.queue,
     labels: table?.labels ?? [],
     attempts: table?.attempts,
+    keyFile: privateKeyFile({ config: table?.key }, env),
+    admit: table?.admit ?? [],
+    admitFile: table?.admit === undefined ? undefined : configFile,
   };
 }

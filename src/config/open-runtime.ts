@@ -32,6 +32,7 @@ export async function openRuntime(
       secrets: [
         ...(host.secrets ?? []),
         ...(settings.fleet === undefined ? [] : urlSecrets(settings.fleet.url)),
+        ...(fleet?.secrets ?? []),
         // From the first event on, even where no node's `net` allows the credential's host.
         ...netCredentialSecrets(settings.netCredentials ?? []),
       ],

@@ -102,6 +102,8 @@ export function resolveRunSettings(
         config?.queue,
         env,
         pick('provider', 'ARBOR_PROVIDER')?.value.trim(),
+        // The file the admitted workers are read again from, when they came from one.
+        given.config === undefined ? flags.config : undefined,
       ),
     // Without a usable config file, a missing model or endpoint may be the file's to give.
     intelligence: () =>

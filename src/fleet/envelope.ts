@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RUN_EVENT_FIELDS } from '../protocol/index.js';
-import type { FleetKey } from './fleet-key.js';
+import type { FleetIdentity, FleetPublicKey } from './fleet-identity.js';
 
 /** What a worker tells the supervisor on a node's up stream. */
 export const UpRecordSchema = z.discriminatedUnion('k', [
@@ -43,6 +43,12 @@ export type UpRecord = z.infer<typeof UpRecordSchema>;
 
 /** What the supervisor tells a worker on a node's down stream. */
 export const DownRecordSchema = z.discriminatedUnion('k', [
+  /**
+   * The supervisor bound the node to the first worker that claimed it (said `hello`), named by its
+   * key id and the worker id its `hello` gave (two processes sharing a key stay apart): that
+   * worker starts the child; any other stops without starting one.
+   */
+  z.object({ k: z.literal('accept'), key: z.string().max(64), worker: z.string().max(200) }),
   /** One control frame for the child, encoded. */
   z.object({ k: z.literal('frame'), line: z.string() }),
   /** Close the child's input. */
@@ -52,46 +58,66 @@ export const DownRecordSchema = z.discriminatedUnion('k', [
 ]);
 export type DownRecord = z.infer<typeof DownRecordSchema>;
 
-/** The fields of one stream entry: the message and its MAC. */
+/** The fields of one stream entry: the message, the id of the key that signed it, the signature. */
 export interface SealedEntry {
   m: string;
-  h: string;
+  k: string;
+  sig: string;
 }
 
 /**
- * Seals a record for a stream: the MAC covers the stream's key, the record's sequence number and
- * the record, so an entry cannot be replayed, reordered or moved to another node's stream.
+ * The key an entry's or a job's key id stands for, or why that key is refused here ("not
+ * admitted", "not the key of the worker the node is bound to").
+ */
+export type KeyLookup = (keyId: string) => FleetPublicKey | string;
+
+/**
+ * Seals a record for a stream: the signature covers the stream's key, the record's sequence
+ * number and the record, so an entry cannot be replayed, reordered or moved to another node's
+ * stream, and names the key that made it.
  */
 export function seal(
-  key: FleetKey,
+  identity: FleetIdentity,
   stream: string,
   seq: number,
   record: UpRecord | DownRecord,
 ): SealedEntry {
   const m = JSON.stringify({ s: seq, r: record });
-  return { m, h: key.sign(stream, m) };
+  return { m, k: identity.publicKey.id, sig: identity.sign(stream, m) };
 }
 
-export type Opened<R> = { ok: true; record: R } | { ok: false; reason: string };
+/** An entry's fields as XADD takes them. */
+export function entryFields(entry: SealedEntry): string[] {
+  return ['m', entry.m, 'k', entry.k, 'sig', entry.sig];
+}
+
+export type Opened<R> =
+  { ok: true; record: R; key: FleetPublicKey } | { ok: false; reason: string };
 
 const MessageSchema = z.object({ s: z.number().int().nonnegative(), r: z.unknown() });
 
 /**
- * Opens an entry read from `stream`: its MAC must verify and its sequence number must be the one
- * expected next. Anything else is refused with the reason, and the caller counts it.
+ * Opens an entry read from `stream`: the key it names must be one `lookup` accepts, its
+ * signature must verify under that key, and its sequence number must be the one expected next.
+ * Anything else is refused with the reason, and the caller counts it.
  */
 export function open<R>(
-  key: FleetKey,
+  lookup: KeyLookup,
   stream: string,
   fields: readonly string[],
   expectedSeq: number,
   schema: z.ZodType<R>,
 ): Opened<R> {
   const m = fieldOf(fields, 'm');
-  const h = fieldOf(fields, 'h');
-  if (m === undefined || h === undefined)
-    return { ok: false, reason: 'an entry without `m` and `h`' };
-  if (!key.verify(stream, m, h)) return { ok: false, reason: 'an entry whose MAC does not verify' };
+  const k = fieldOf(fields, 'k');
+  const sig = fieldOf(fields, 'sig');
+  if (m === undefined || k === undefined || sig === undefined)
+    return { ok: false, reason: 'an entry without `m`, `k` and `sig`' };
+  const key = lookup(k);
+  if (typeof key === 'string')
+    return { ok: false, reason: `an entry signed by key ${k.slice(0, 64)}, ${key}` };
+  if (!key.verify(stream, m, sig))
+    return { ok: false, reason: 'an entry whose signature does not verify' };
   let value: unknown;
   try {
     value = JSON.parse(m);
@@ -107,7 +133,7 @@ export function open<R>(
     };
   const record = schema.safeParse(message.data.r);
   if (!record.success) return { ok: false, reason: 'a signed entry of an unknown shape' };
-  return { ok: true, record: record.data };
+  return { ok: true, record: record.data, key };
 }
 
 function fieldOf(fields: readonly string[], name: string): string | undefined {
@@ -136,23 +162,34 @@ export const JobBodySchema = z.object({
 });
 export type JobBody = z.infer<typeof JobBodySchema>;
 
-/** A job as it sits in Redis: the body as text and its MAC, bound to the job's id. */
+/** A job as it sits in Redis: the body as text, the supervisor's key id and its signature. */
 export interface SignedJob {
   body: string;
-  mac: string;
+  key: string;
+  sig: string;
 }
 
-export function signJob(key: FleetKey, jobId: string, body: JobBody): SignedJob {
+/** Signs a job with the supervisor's key, bound to the job's id. */
+export function signJob(identity: FleetIdentity, jobId: string, body: JobBody): SignedJob {
   const text = JSON.stringify(body);
-  return { body: text, mac: key.sign(`job:${jobId}`, text) };
+  return { body: text, key: identity.publicKey.id, sig: identity.sign(`job:${jobId}`, text) };
 }
 
-/** Opens a job taken from the queue: the MAC must verify under its id, and the body parse. */
-export function openJob(key: FleetKey, jobId: string, data: unknown): Opened<JobBody> {
-  const signed = z.object({ body: z.string(), mac: z.string() }).safeParse(data);
+const SignedJobSchema = z.object({ body: z.string(), key: z.string(), sig: z.string() });
+
+/**
+ * Opens a job taken from the queue: it must name a supervisor's key `lookup` accepts, its
+ * signature must verify under it and its id, and the body parse. A job signed by anyone else (a
+ * worker's key, someone with write access to Redis) is refused before anything runs.
+ */
+export function openJob(lookup: KeyLookup, jobId: string, data: unknown): Opened<JobBody> {
+  const signed = SignedJobSchema.safeParse(data);
   if (!signed.success) return { ok: false, reason: 'a job without a signed body' };
-  if (!key.verify(`job:${jobId}`, signed.data.body, signed.data.mac))
-    return { ok: false, reason: 'a job whose MAC does not verify' };
+  const key = lookup(signed.data.key);
+  if (typeof key === 'string')
+    return { ok: false, reason: `a job signed by key ${signed.data.key.slice(0, 64)}, ${key}` };
+  if (!key.verify(`job:${jobId}`, signed.data.body, signed.data.sig))
+    return { ok: false, reason: 'a job whose signature does not verify' };
   let value: unknown;
   try {
     value = JSON.parse(signed.data.body);
@@ -161,5 +198,5 @@ export function openJob(key: FleetKey, jobId: string, data: unknown): Opened<Job
   }
   const body = JobBodySchema.safeParse(value);
   if (!body.success) return { ok: false, reason: 'a signed job of an unknown shape' };
-  return { ok: true, record: body.data };
+  return { ok: true, record: body.data, key };
 }

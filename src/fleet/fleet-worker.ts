@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ChildPool, EgressHost, childEnv, type ChildCommand } from '../supervisor/index.js';
-import { openJob } from './envelope.js';
-import type { FleetKey } from './fleet-key.js';
+import { openJob, type KeyLookup } from './envelope.js';
+import type { FleetIdentity, FleetPublicKey } from './fleet-identity.js';
 import { STREAM_PREFIX } from './fleet.js';
 import { DEFAULT_QUEUE, queuesOf } from './queue-names.js';
 import { connectRedis } from './connect-redis.js';
@@ -14,7 +14,10 @@ import { runJob, type JobReport, type WorkerPlace } from './worker-job.js';
 
 export interface FleetWorkerOptions {
   url: string;
-  key: FleetKey;
+  /** This worker's key pair: it signs what the worker sends up, and names it to supervisors. */
+  identity: FleetIdentity;
+  /** The supervisors this worker serves: a job or a down record signed by anyone else is refused. */
+  supervisors: readonly FleetPublicKey[];
   /** The base queue name (default `arbor`). */
   queue?: string;
   /** What this worker has: it takes jobs that need any subset of these. */
@@ -41,7 +44,7 @@ const SEEN_JOBS = 10_000;
 export interface WorkerCounts {
   taken: number;
   finished: number;
-  /** Jobs whose MAC did not verify: never run. */
+  /** Jobs refused unrun: not signed by a supervisor this worker serves, or taken here before. */
   refused: number;
 }
 
@@ -67,9 +70,13 @@ export class FleetWorker {
   /** The ids of the jobs this worker has taken, the latest `SEEN_JOBS`. */
   readonly #seen = new Set<string>();
   #waiting: (() => void)[] = [];
+  readonly #supervisors: KeyLookup;
 
   private constructor(options: FleetWorkerOptions, writer: Redis) {
     this.#options = options;
+    const supervisors = new Map(options.supervisors.map((key) => [key.id, key]));
+    this.#supervisors = (keyId) =>
+      supervisors.get(keyId) ?? 'which is not the key of a supervisor this worker serves';
     this.id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 6)}`;
     this.#writer = writer;
     const reader = writer.duplicate();
@@ -99,7 +106,7 @@ export class FleetWorker {
     });
     this.#place = {
       egress: this.#egress,
-      key: options.key,
+      identity: options.identity,
       writer,
       hub: this.#hub,
       workerId: this.id,
@@ -168,7 +175,7 @@ export class FleetWorker {
   }
 
   async #process(job: Job): Promise<{ refused?: string; code?: number | null }> {
-    const opened = openJob(this.#options.key, job.id ?? '', job.data);
+    const opened = openJob(this.#supervisors, job.id ?? '', job.data);
     if (!opened.ok) {
       this.counts.refused += 1;
       this.#options.log(`refused job ${job.id ?? '?'}: ${opened.reason}`);
@@ -190,7 +197,11 @@ export class FleetWorker {
     this.#options.log(`took ${job.id ?? '?'} (run ${runId}, node ${path}, attempt ${attempt})`);
     let report: JobReport;
     try {
-      report = await runJob(this.#place, opened.record, this.#handBack.signal);
+      report = await runJob(
+        this.#place,
+        { body: opened.record, supervisor: opened.key },
+        this.#handBack.signal,
+      );
     } finally {
       this.#release();
     }

@@ -9,7 +9,8 @@ import {
   type FleetPort,
   type RemoteStart,
 } from '../supervisor/index.js';
-import type { FleetKey } from './fleet-key.js';
+import type { AdmittedWorkers } from './admitted-workers.js';
+import type { FleetIdentity } from './fleet-identity.js';
 import { DEFAULT_QUEUE, queueFor } from './queue-names.js';
 import { connectRedis } from './connect-redis.js';
 import { RemoteChild, type RemoteLink } from './remote-child.js';
@@ -18,7 +19,10 @@ import { StreamHub } from './stream-hub.js';
 export interface FleetOptions {
   /** The Redis URL (see `fleetRedisUrl`). */
   url: string;
-  key: FleetKey;
+  /** The supervisor's key pair: it signs every job and everything sent down to a node. */
+  identity: FleetIdentity;
+  /** The workers whose claims and records are accepted (`[[queue.admit]]`). */
+  admitted: AdmittedWorkers;
   /** The base queue name (default `arbor`). */
   queue?: string;
   /** Labels every job needs (a worker must carry them all). */
@@ -60,7 +64,8 @@ export class Fleet implements FleetPort {
       wakeKey: `${STREAM_PREFIX}:wake:${randomUUID()}`,
     });
     this.#link = {
-      key: options.key,
+      identity: options.identity,
+      admitted: options.admitted,
       writer,
       hub: this.#hub,
       enqueue: async (jobId, job, labels) => {
@@ -89,6 +94,11 @@ export class Fleet implements FleetPort {
     const reader = writer.duplicate();
     reader.on('error', () => undefined);
     return new Fleet(options, writer, reader);
+  }
+
+  /** What the supervisor's private key looks like as text: no run may show it. */
+  get secrets(): string[] {
+    return this.#options.identity.secretForms();
   }
 
   start(payload: SpawnPayload, remote: RemoteStart): ChildHandle {

@@ -16,7 +16,9 @@ import {
   type FleetEventType,
   type ProcessExit,
 } from '../supervisor/index.js';
+import type { AdmittedWorker, AdmittedWorkers } from './admitted-workers.js';
 import {
+  entryFields,
   open,
   seal,
   signJob,
@@ -25,11 +27,16 @@ import {
   type SignedJob,
   type UpRecord,
 } from './envelope.js';
-import type { FleetKey } from './fleet-key.js';
+import type { FleetIdentity } from './fleet-identity.js';
 import type { StreamHub } from './stream-hub.js';
+import { WorkerBinding } from './worker-binding.js';
+
 /** What a remote child needs of the fleet it runs on. */
 export interface RemoteLink {
-  key: FleetKey;
+  /** The supervisor's own key: it signs every job and every record sent down. */
+  identity: FleetIdentity;
+  /** The workers whose claims and records are accepted. */
+  admitted: AdmittedWorkers;
   writer: Redis;
   hub: StreamHub;
   /** Adds the job to the queue for `labels`. */
@@ -72,6 +79,12 @@ const LOST_STREAM_TTL_S = 600;
  * control frames and signals go down a signed stream, and the child's frames, log and exit come
  * back up another. Everything the supervisor does to a local child — liveness, requests, the kill
  * ladder — works unchanged on it.
+ *
+ * The node is bound to the first admitted worker that claims it (its `hello`, signed with its
+ * key): from then on only that worker's key is accepted on the up stream, and a second claim, a
+ * record signed by any other key or by a worker revoked since, is refused. This binding lives in
+ * this object, for the job's one attempt: a job id is never used twice, and after a restart no
+ * supervisor reads an old job's streams, so a job replayed then is never accepted by anyone.
  */
 export class RemoteChild implements ChildHandle {
   readonly pid = undefined;
@@ -84,8 +97,8 @@ export class RemoteChild implements ChildHandle {
   #upSeq = 0;
   #downSeq = 0;
   #lines = 0;
-  /** A worker has taken the job (it said `hello`). */
-  #isTaken = false;
+  /** The worker the node is bound to: the first admitted one that claimed it (said `hello`). */
+  readonly #binding: WorkerBinding;
   /** Settles once the job is in the queue (or could not be added): a withdrawal waits for it. */
   #queued: Promise<void> | undefined;
   #isInputClosed = false;
@@ -97,6 +110,7 @@ export class RemoteChild implements ChildHandle {
 
   constructor(options: RemoteChildOptions) {
     this.#options = options;
+    this.#binding = new WorkerBinding(options.link.admitted);
     this.exited = new Promise((resolve) => {
       this.#resolveExit = resolve;
     });
@@ -162,7 +176,7 @@ export class RemoteChild implements ChildHandle {
     const { link, jobId, labels } = this.#options;
     const queued = this.#queued;
     if (
-      !this.#isTaken &&
+      this.#binding.worker === undefined &&
       queued !== undefined &&
       (await queued.then(() => link.withdraw(jobId, labels)).catch(() => false))
     ) {
@@ -181,7 +195,7 @@ export class RemoteChild implements ChildHandle {
   #enqueue(payload: SpawnPayload): void {
     const { link, jobId, up, down, node, attempt, pingMs, readyTimeoutMs, labels } = this.#options;
     const now = this.#now();
-    const job = signJob(link.key, jobId, {
+    const job = signJob(link.identity, jobId, {
       v: 1,
       run_id: node.runId,
       node_id: node.nodeId,
@@ -210,38 +224,73 @@ export class RemoteChild implements ChildHandle {
 
   #write(record: DownRecord): void {
     const { link, down } = this.#options;
-    const entry = seal(link.key, down, this.#downSeq++, record);
+    const entry = seal(link.identity, down, this.#downSeq++, record);
     this.#writes = this.#writes.then(() =>
       link.writer
-        .xadd(down, 'MAXLEN', '~', '10000', '*', 'm', entry.m, 'h', entry.h)
+        .xadd(down, 'MAXLEN', '~', '10000', '*', ...entryFields(entry))
         .catch(() => undefined),
     );
   }
 
   #onEntry(fields: string[]): void {
-    if (this.#exit !== undefined) return;
-    const opened = open(
-      this.#options.link.key,
-      this.#options.up,
-      fields,
-      this.#upSeq,
-      UpRecordSchema,
-    );
+    if (this.#exit !== undefined || this.#isRevoked()) return;
+    const binding = this.#binding;
+    const opened = open(binding.lookup, this.#options.up, fields, this.#upSeq, UpRecordSchema);
     if (!opened.ok) {
-      this.#output.emit({
-        kind: 'violation',
-        violation: {
-          line: ++this.#lines,
-          code: 'bad_signature',
-          reason: `refused ${opened.reason}`,
-          excerpt: '',
-        },
-      });
+      this.#refuse(opened.reason);
+      return;
+    }
+    if (binding.worker === undefined) {
+      const claim = binding.claim(opened.key, opened.record);
+      if (typeof claim === 'string') {
+        this.#refuse(claim);
+        return;
+      }
+      this.#upSeq += 1;
+      this.#heardAt = this.#now();
+      this.#onClaim(claim.worker, claim.hello);
       return;
     }
     this.#upSeq += 1;
     this.#heardAt = this.#now();
     this.#onRecord(opened.record);
+  }
+
+  /** The node is bound to the worker whose claim came first: recorded, and the worker told. */
+  #onClaim(worker: AdmittedWorker, hello: Extract<UpRecord, { k: 'hello' }>): void {
+    this.#watchSilence();
+    this.#options.record?.('fleet.assigned', {
+      job: this.#options.jobId,
+      worker: hello.worker,
+      host: hello.host,
+      attempt: this.#options.attempt,
+      name: worker.name,
+      keyId: worker.key.id,
+    });
+    this.#write({
+      k: 'accept',
+      key: worker.key.id,
+      worker: hello.worker,
+    });
+  }
+
+  /** A worker revoked while it holds the node: its records are refused and the node is lost. */
+  #isRevoked(): boolean {
+    const why = this.#binding.revoked();
+    if (why !== undefined) this.lose(why);
+    return why !== undefined;
+  }
+
+  #refuse(reason: string): void {
+    this.#output.emit({
+      kind: 'violation',
+      violation: {
+        line: ++this.#lines,
+        code: 'bad_signature',
+        reason: `refused ${reason}`,
+        excerpt: '',
+      },
+    });
   }
 
   #onRecord(record: UpRecord): void {
@@ -261,14 +310,7 @@ export class RemoteChild implements ChildHandle {
         return;
       }
       case 'hello':
-        this.#isTaken = true;
-        this.#watchSilence();
-        this.#options.record?.('fleet.assigned', {
-          job: this.#options.jobId,
-          worker: record.worker,
-          host: record.host,
-          attempt: this.#options.attempt,
-        });
+        // The bound worker saying it again: it holds the node already.
         return;
       case 'frame': {
         const decoded = decodeLine(record.line, ++this.#lines, 'up');
@@ -313,6 +355,8 @@ export class RemoteChild implements ChildHandle {
     const { silenceMs, pingMs } = this.#options;
     this.#silenceTimer = setInterval(
       () => {
+        // A worker revoked while its node runs is lost even if it says nothing more.
+        if (this.#isRevoked()) return;
         const silent = this.#now() - this.#heardAt;
         if (silent > silenceMs) this.lose(`no word from the worker for ${silent} ms`);
       },

@@ -9,21 +9,16 @@ import {
   type ChildCommand,
   type ProcessExit,
 } from '../supervisor/index.js';
-import {
-  DownRecordSchema,
-  open,
-  seal,
-  type DownRecord,
-  type JobBody,
-  type UpRecord,
-} from './envelope.js';
-import type { FleetKey } from './fleet-key.js';
+import { DownStream } from './down-stream.js';
+import { entryFields, seal, type DownRecord, type JobBody, type UpRecord } from './envelope.js';
+import type { FleetIdentity, FleetPublicKey } from './fleet-identity.js';
 import { restorePayload, type WorkerSecrets } from './restore-payload.js';
 import type { StreamHub } from './stream-hub.js';
 
 /** What a worker runs every job with. */
 export interface WorkerPlace {
-  key: FleetKey;
+  /** This worker's key pair: it signs everything the worker sends up. */
+  identity: FleetIdentity;
   writer: Redis;
   hub: StreamHub;
   /** Who this worker is, told to the supervisor with each job it takes. */
@@ -50,6 +45,12 @@ const STREAM_TTL_S = 3_600;
 const ORPHAN_PINGS = 10;
 const MIN_ORPHAN_MS = 15_000;
 
+/** A job a worker took: its body, and the key of the supervisor that signed it. */
+export interface TakenJob {
+  body: JobBody;
+  supervisor: FleetPublicKey;
+}
+
 /** How a job ended on this worker. */
 export interface JobReport {
   exit: ProcessExit;
@@ -57,24 +58,25 @@ export interface JobReport {
 }
 
 /**
- * Runs one node's child on this worker: restores the payload from the job (credentials and
- * servers from here), starts the child in the workspace, relays its frames up and the
- * supervisor's frames and signals down, and ends with the child. A supervisor that falls silent
- * is taken to be gone, and the child is stopped by the local kill ladder; `handBack` stops it and
- * tells the supervisor to queue the node again elsewhere.
+ * Runs one node's child on this worker: claims the node (`hello`, signed with this worker's key)
+ * and starts nothing until the supervisor accepts the claim; restores the payload from the job
+ * (credentials and servers from here), starts the child in the workspace, relays its frames up and
+ * the supervisor's frames and signals down, and ends with the child. A supervisor that falls
+ * silent is taken to be gone, and the child is stopped by the local kill ladder; `handBack` stops
+ * it and tells the supervisor to queue the node again elsewhere.
  */
 export async function runJob(
   place: WorkerPlace,
-  body: JobBody,
+  { body, supervisor }: TakenJob,
   handBack: AbortSignal,
 ): Promise<JobReport> {
   let upSeq = 0;
   let writes: Promise<unknown> = Promise.resolve();
   const write = (record: UpRecord): Promise<unknown> => {
-    const entry = seal(place.key, body.up, upSeq++, record);
+    const entry = seal(place.identity, body.up, upSeq++, record);
     writes = writes.then(() =>
       place.writer
-        .xadd(body.up, 'MAXLEN', '~', '10000', '*', 'm', entry.m, 'h', entry.h)
+        .xadd(body.up, 'MAXLEN', '~', '10000', '*', ...entryFields(entry))
         .catch((error: unknown) => {
           place.log(`cannot write to ${body.up}: ${String(error)}`);
         }),
@@ -106,6 +108,38 @@ export async function runJob(
       signal: null,
       error: new Error('the job was stale when a worker took it'),
     });
+  const orphanMs = Math.max(MIN_ORPHAN_MS, ORPHAN_PINGS * body.ping_ms);
+  const down = new DownStream({
+    hub: place.hub,
+    stream: body.down,
+    supervisor,
+    keyId: place.identity.publicKey.id,
+    workerId: place.workerId,
+    log: (message) => {
+      place.log(message);
+    },
+    now: () => place.now(),
+  });
+  // Nothing starts before the supervisor binds the node to this worker: a job replayed, or taken
+  // by two workers, runs on one at most.
+  const refusal = await down.accepted(orphanMs, handBack);
+  if (refusal !== undefined) {
+    down.close();
+    await writes;
+    // With no supervisor there (a job replayed after its node ended), the `hello` made its stream
+    // again: it goes in a while. A stream some other worker holds is left as it is.
+    if (down.isSilent)
+      await place.writer
+        .multi()
+        .expire(body.up, STREAM_TTL_S)
+        .expire(body.down, STREAM_TTL_S)
+        .exec()
+        .catch(() => undefined);
+    return {
+      exit: { code: null, signal: null, error: new Error(`claim not accepted: ${refusal}`) },
+      refused: `claim not accepted: ${refusal}`,
+    };
+  }
   let payload;
   try {
     payload = await restorePayload(body.payload, place.secrets, body.keyed);
@@ -116,6 +150,7 @@ export async function runJob(
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    down.close();
     return finish({
       code: null,
       signal: null,
@@ -145,28 +180,16 @@ export async function runJob(
   });
   child.send({ type: 'spawn', protocol: PROTOCOL_VERSION, payload });
 
-  let downSeq = 0;
   let lines = 0;
-  let heardAt = place.now();
-  place.hub.watch(body.down, (fields) => {
-    const opened = open(place.key, body.down, fields, downSeq, DownRecordSchema);
-    if (!opened.ok) {
-      place.log(`refused ${opened.reason} on ${body.down}`);
-      return;
-    }
-    downSeq += 1;
-    heardAt = place.now();
-    onDown(opened.record);
-  });
-  const onDown = (record: DownRecord): void => {
+  down.deliver((record: DownRecord): void => {
     if (record.k === 'close') child.closeInput();
     else if (record.k === 'signal') child.signalGroup(record.signal);
-    else {
+    else if (record.k === 'frame') {
       const decoded = decodeLine(record.line, ++lines, 'down');
       if (decoded.ok) child.send(decoded.frame);
       else place.log(`dropped a bad control frame: ${decoded.violation.reason}`);
     }
-  };
+  });
 
   let lost: string | undefined;
   const stop = (why: string): void => {
@@ -184,10 +207,9 @@ export async function runJob(
       { reason: why, ...place.ladder },
     );
   };
-  const orphanMs = Math.max(MIN_ORPHAN_MS, ORPHAN_PINGS * body.ping_ms);
   const watchdog = setInterval(
     () => {
-      if (place.now() - heardAt > orphanMs)
+      if (place.now() - down.heardAt > orphanMs)
         stop(`heard nothing from the supervisor for ${orphanMs} ms`);
     },
     Math.min(orphanMs, 1_000),
@@ -205,7 +227,7 @@ export async function runJob(
     // The exit record is the last: the supervisor deletes the streams once it reads it, and a beat
     // written after would make `up` again, with no expiry.
     clearInterval(beat);
-    place.hub.unwatch(body.down);
+    down.close();
     return await finish(exit, lost === undefined || !handBack.aborted ? undefined : lost);
   } finally {
     clearInterval(watchdog);

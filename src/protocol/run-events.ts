@@ -297,13 +297,19 @@ const FIELD_SCHEMA_MAKERS = {
   /** A `queue` node's attempt was queued on the fleet as job `job`. */
   'fleet.queued': () =>
     z.object({ job: z.string(), attempt: z.number(), labels: z.array(z.string()) }),
-  /** A fleet worker took the job. */
+  /**
+   * A fleet worker took the job, and the node is bound to it: `name` is the worker's entry in the
+   * supervisor's `[[queue.admit]]` and `keyId` its key's id (both absent in runs recorded before
+   * workers had keys of their own).
+   */
   'fleet.assigned': () =>
     z.object({
       job: z.string(),
       worker: z.string(),
       host: z.string(),
       attempt: z.number(),
+      name: z.string().optional(),
+      keyId: z.string().optional(),
     }),
   /** The worker holding the job was lost (it stalled, died, or said nothing after SIGKILL). */
   'fleet.lost': () => z.object({ job: z.string(), reason: z.string() }),

@@ -1,11 +1,15 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readPrivateKeyFile } from '../../src/fleet/key-file.js';
 import { tempDb } from '../helpers/arbor-process.js';
+import { admitConfig, SUPERVISOR, testIdentity, WORKERS } from '../helpers/fleet.js';
 import { runArbor } from '../helpers/run-arbor.js';
 
-const KEY = { ARBOR_FLEET_KEY: 'cli-test-fleet-key-8e2d4c6a0b1f3e5d' };
+/** A worker's key file, by the variable, and the supervisor it serves. */
+const KEY = { ARBOR_FLEET_PRIVATE_KEY_FILE: WORKERS[0]?.file ?? '' };
+const SERVES = ['--supervisor-key', SUPERVISOR.publicKey];
 /** Nothing listens on port 1 of loopback. */
 const NOWHERE = 'redis://127.0.0.1:1';
 
@@ -14,29 +18,69 @@ describe('the fleet on the command line: bad input is refused before anything ru
     const { code, stdout } = await runArbor(['worker', '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('Usage: arbor worker');
-    expect(stdout).toContain('ARBOR_FLEET_KEY');
+    expect(stdout).toContain('--supervisor-key');
+    expect(stdout).toContain('keygen [--out FILE]');
   });
 
-  it('refuses a worker without the fleet key', async () => {
-    const { code, stderr } = await runArbor(['worker', '--redis', NOWHERE], {
-      env: { ARBOR_FLEET_KEY: '' },
+  it('refuses a worker without a key of its own, and names the retired shared key if it is set', async () => {
+    const none = await runArbor(['worker', '--redis', NOWHERE, ...SERVES], { env: {} });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('A worker needs a private key of its own: make one with');
+    const retired = await runArbor(['worker', '--redis', NOWHERE, ...SERVES], {
+      env: { ARBOR_FLEET_KEY: 'cli-test-fleet-key-8e2d4c6a0b1f3e5d' },
     });
-    expect(code).toBe(2);
-    expect(stderr).toContain('The fleet needs a shared key: set `ARBOR_FLEET_KEY`');
+    expect(retired.code).toBe(2);
+    expect(retired.stderr).toContain(
+      "`ARBOR_FLEET_KEY` is set, but the fleet's shared key is retired",
+    );
+    expect(retired.stderr).not.toContain('cli-test-fleet-key');
   });
 
-  it('refuses a short fleet key, without echoing it', async () => {
-    const { code, stderr } = await runArbor(['worker', '--redis', NOWHERE], {
-      env: { ARBOR_FLEET_KEY: 'short-key-abc' },
+  it('refuses a worker that serves no supervisor, or a supervisor key that is not one', async () => {
+    const none = await runArbor(['worker', '--redis', NOWHERE], { env: KEY });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('A worker serves the supervisors it is given');
+    const bad = await runArbor(['worker', '--redis', NOWHERE, '--supervisor-key', 'ed25519:x'], {
+      env: KEY,
     });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('`--supervisor-key`: Expected a fleet public key');
+  });
+
+  it('refuses a key file its group or others may read, before connecting (exit 2)', async () => {
+    const loose = testIdentity('loose');
+    chmodSync(loose.file, 0o640);
+    const { code, stderr } = await runArbor(
+      ['worker', '--redis', NOWHERE, '--key', loose.file, ...SERVES],
+      { env: {} },
+    );
     expect(code).toBe(2);
-    expect(stderr).toContain('at least 32 characters, got 13');
-    expect(stderr).not.toContain('short-key-abc');
+    expect(stderr).toContain(`The fleet key \`${loose.file}\` has mode 0640`);
+    expect(stderr).toContain(`chmod 600 ${loose.file}`);
+    expect(stderr).not.toContain('Cannot reach');
+  });
+
+  it('makes a key pair: the private key at mode 0600, the public key on stdout, never overwritten', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'arbor-keygen-'));
+    const out = path.join(dir, 'worker.key');
+    const made = await runArbor(['worker', 'keygen', '--out', out]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const [publicKey, keyId] = made.stdout.trimEnd().split('\n');
+    const identity = readPrivateKeyFile(out);
+    expect(publicKey).toBe(identity.publicKey.text);
+    expect(keyId).toBe(`key id ${identity.publicKey.id}`);
+    expect(made.stdout).not.toContain('PRIVATE');
+    const before = readFileSync(out, 'utf8');
+    const again = await runArbor(['worker', 'keygen', '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already exists: a key file is never overwritten');
+    expect(readFileSync(out, 'utf8')).toBe(before);
   });
 
   it('refuses `--redis` with a password, without echoing it', async () => {
     const { code, stderr } = await runArbor(
-      ['worker', '--redis', 'redis://:pw-sekrit-77@127.0.0.1:1'],
+      ['worker', '--redis', 'redis://:pw-sekrit-77@127.0.0.1:1', ...SERVES],
       { env: KEY },
     );
     expect(code).toBe(2);
@@ -45,33 +89,46 @@ describe('the fleet on the command line: bad input is refused before anything ru
   });
 
   it('says a Redis that cannot be reached cannot be reached', async () => {
-    const { code, stderr } = await runArbor(['worker', '--redis', NOWHERE], { env: KEY });
+    const { code, stderr } = await runArbor(['worker', '--redis', NOWHERE, ...SERVES], {
+      env: KEY,
+    });
     expect(code).toBe(2);
     expect(stderr).toContain("Cannot reach the fleet's Redis at redis://127.0.0.1:1");
   });
 
   it('refuses a worker concurrency of 0 and labels that are not names', async () => {
-    const zero = await runArbor(['worker', '--redis', NOWHERE, '--concurrency', '0'], { env: KEY });
-    expect(zero.code).toBe(2);
-    expect(zero.stderr).toContain('Expected `--concurrency` to be a whole number from 1 to 1024');
-    const label = await runArbor(['worker', '--redis', NOWHERE, '--labels', 'gpu,no spaces'], {
+    const zero = await runArbor(['worker', '--redis', NOWHERE, ...SERVES, '--concurrency', '0'], {
       env: KEY,
     });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('Expected `--concurrency` to be a whole number from 1 to 1024');
+    const label = await runArbor(
+      ['worker', '--redis', NOWHERE, ...SERVES, '--labels', 'gpu,no spaces'],
+      {
+        env: KEY,
+      },
+    );
     expect(label.code).toBe(2);
     expect(label.stderr).toContain('a label in `--labels`');
   });
 
   it('refuses too many labels and a workspace that is not there before connecting, leaving nothing running', async () => {
-    const labels = await runArbor(['worker', '--redis', NOWHERE, '--labels', 'a,b,c,d,e'], {
-      env: KEY,
-    });
+    const labels = await runArbor(
+      ['worker', '--redis', NOWHERE, ...SERVES, '--labels', 'a,b,c,d,e'],
+      {
+        env: KEY,
+      },
+    );
     expect(labels.code).toBe(2);
     expect(labels.stderr).toContain('A worker takes at most 4 labels, got 5: a, b, c, d, e.');
     expect(labels.stderr).not.toContain('Cannot reach');
     const missing = path.join(tmpdir(), `arbor-no-workspace-${process.pid}`, 'ws');
-    const workspace = await runArbor(['worker', '--redis', NOWHERE, '--workspace', missing], {
-      env: KEY,
-    });
+    const workspace = await runArbor(
+      ['worker', '--redis', NOWHERE, ...SERVES, '--workspace', missing],
+      {
+        env: KEY,
+      },
+    );
     expect(workspace.code).toBe(2);
     expect(workspace.stderr).toContain(`The workspace \`${missing}\` does not exist`);
     expect(existsSync(missing)).toBe(false);
@@ -88,7 +145,7 @@ describe('the fleet on the command line: bad input is refused before anything ru
     );
   });
 
-  it('refuses `--provider queue` without the fleet key, before any node starts', async () => {
+  it("refuses `--provider queue` without the supervisor's key, before any node starts", async () => {
     const db = tempDb();
     const { code, stderr } = await runArbor(
       [
@@ -97,13 +154,15 @@ describe('the fleet on the command line: bad input is refused before anything ru
         'queue',
         '--redis',
         NOWHERE,
+        '--config',
+        admitConfig(),
         '--mock-llm',
         'examples/playbooks/demo.json',
         'Go.',
       ],
-      { env: { ARBOR_FLEET_KEY: '', ARBOR_DB: db } },
+      { env: { ARBOR_DB: db } },
     );
     expect(code).toBe(2);
-    expect(stderr).toContain('The fleet needs a shared key');
+    expect(stderr).toContain("The fleet needs the supervisor's private key");
   });
 });

@@ -35,7 +35,7 @@ describeWithRedis('the library on a fleet', () => {
       env: {
         PATH: process.env.PATH ?? '',
         ARBOR_API_KEY: MODEL_KEY,
-        ARBOR_FLEET_KEY: fleetEnv(redis).ARBOR_FLEET_KEY,
+        ARBOR_FLEET_PRIVATE_KEY_FILE: fleetEnv(redis).ARBOR_FLEET_PRIVATE_KEY_FILE,
         FLEET_REDIS: redis.secretUrl,
       },
     });

@@ -5,10 +5,11 @@ import { expect, it } from 'vitest';
 import { ArborProcess } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
 import {
+  admitConfig,
   dumpRedis,
   fleetEnv,
-  FLEET_KEY,
   jobsOf,
+  privateKeyForms,
   MODEL_KEY,
   startWorker,
   waitForLog,
@@ -50,6 +51,7 @@ async function planOnFleet(
       '--json',
       '--events',
       'ndjson',
+      ...(args.includes('--config') ? [] : ['--config', admitConfig()]),
       ...args,
     ],
     { cwd: dir, env: { ARBOR_DB: db, ARBOR_API_KEY: MODEL_KEY, ...env } },
@@ -93,11 +95,15 @@ describeWithRedis('a plan on a fleet of three workers', () => {
     const assigned = events.filter((event) => event.kind === 'fleet.assigned');
     expect(assigned).toHaveLength(200);
     expect(new Set(assigned.map((event) => event.data.worker)).size).toBe(3);
-    // Nothing secret sits in Redis: not the model key, not Redis's password, not the fleet key.
+    // Bound to the admitted worker that claimed it, by name and key id.
+    expect(new Set(assigned.map((event) => event.data.name))).toEqual(
+      new Set(workers.map((worker) => worker.identity.name)),
+    );
+    // Nothing secret sits in Redis: not the model key, not Redis's password, no private key.
     const { keys, text } = await dumpRedis(redis);
     expect(text).not.toContain(MODEL_KEY);
     expect(text).not.toContain(redis.password);
-    expect(text).not.toContain(FLEET_KEY);
+    for (const form of privateKeyForms()) expect(text).not.toContain(form);
     // The streams went with their nodes.
     expect(keys.filter((key) => key.startsWith('arbor:fleet:run_'))).toEqual([]);
   }, 240_000);
@@ -156,7 +162,7 @@ describeWithRedis('a plan on a fleet of three workers', () => {
     expect(keys.filter((key) => /^arbor:fleet:run_.*:up$/.test(key))).toHaveLength(6);
     expect(text).not.toContain(MODEL_KEY);
     expect(text).not.toContain(redis.password);
-    expect(text).not.toContain(FLEET_KEY);
+    for (const form of privateKeyForms()) expect(text).not.toContain(form);
     arbor.signal('SIGINT');
     const exit = await arbor.exited;
     expect(exit.code).toBe(130);

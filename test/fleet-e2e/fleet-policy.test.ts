@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ArborProcess } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
+import { admitTables, fleetEnv, jobsOf, MODEL_KEY, startWorker } from '../helpers/fleet.js';
 import { EXEC_AND_WRITE_POLICY } from '../helpers/policy-fixture.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import { runArbor } from '../helpers/run-arbor.js';
@@ -16,7 +16,7 @@ describeWithRedis('policy for a node on a worker', () => {
     const work = await mkdtemp(join(tmpdir(), 'arbor-fleet-work-'));
     const worker = await startWorker(redis, { args: ['--workspace', work] });
     const config = join(work, 'arbor.toml');
-    await writeFile(config, EXEC_AND_WRITE_POLICY);
+    await writeFile(config, `${EXEC_AND_WRITE_POLICY}\n${admitTables()}`);
     const llm = await fakeLlm({
       scripts: [
         {

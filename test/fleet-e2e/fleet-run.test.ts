@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 import { fakeLlm } from '../helpers/fake-llm.js';
 import {
+  admitConfig,
   fleetConfig,
   fleetEnv,
   jobsOf,
@@ -218,7 +219,19 @@ describeWithRedis('runs with nodes on fleet workers', () => {
     arbor.signal('SIGKILL');
     await arbor.exited;
     const resumed = await runArbor(
-      ['resume', runId, '--provider', 'queue', '--intel', llm.url, '--model', 'm', '--json'],
+      [
+        'resume',
+        runId,
+        '--provider',
+        'queue',
+        '--config',
+        admitConfig(),
+        '--intel',
+        llm.url,
+        '--model',
+        'm',
+        '--json',
+      ],
       { env: { ARBOR_DB: db, ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis) } },
     );
     expect(resumed.code, resumed.stderr.slice(-2000)).toBe(0);

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { steps } from '../helpers/fake-llm.js';
-import { fleetEnv, jobsOf, startWorker } from '../helpers/fleet.js';
+import { admitConfig, fleetEnv, jobsOf, startWorker } from '../helpers/fleet.js';
 import { describeWithRedis, startRedis } from '../helpers/redis.js';
 import { rpc, rpcRequest, serveInProcess, userMessage, type RpcAnswer } from '../helpers/serve.js';
 
@@ -13,7 +13,7 @@ describeWithRedis('arbor serve on a fleet', () => {
     const { server } = await serveInProcess(steps({ text: 'answered on a worker' }), {
       env: { OPS_TOKEN: OPS, ...fleetEnv(redis) },
       serve: { principal: [{ name: 'ops', role: 'operator', token: 'env:OPS_TOKEN' }] },
-      flags: { provider: 'queue' },
+      flags: { provider: 'queue', config: admitConfig() },
     });
     for (const text of ['First task.', 'Second task.']) {
       const response = await server.fetch(

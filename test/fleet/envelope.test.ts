@@ -7,21 +7,26 @@ import {
   seal,
   signJob,
   UpRecordSchema,
+  entryFields as fieldsOf,
   type JobBody,
-  type SealedEntry,
+  type KeyLookup,
   type UpRecord,
 } from '../../src/fleet/envelope.js';
-import { FleetKey } from '../../src/fleet/fleet-key.js';
+import { FleetIdentity, type FleetPublicKey } from '../../src/fleet/fleet-identity.js';
 
-const key = FleetKey.fromEnv({ ARBOR_FLEET_KEY: 'envelope-test-key-0123456789abcdef' });
-const otherKey = FleetKey.fromEnv({ ARBOR_FLEET_KEY: 'another-fleet-key-0123456789abcdef' });
+const key = FleetIdentity.generate().identity;
+const otherKey = FleetIdentity.generate().identity;
 const UP = 'arbor:fleet:run.n1.1.abcd:up';
 const HELLO: UpRecord = { k: 'hello', worker: 'w1', host: 'h1' };
 
-/** An entry's fields as XREAD returns them. */
-function fieldsOf(entry: SealedEntry): string[] {
-  return ['m', entry.m, 'h', entry.h];
+/** A lookup that takes only these identities' keys. */
+function only(...identities: FleetIdentity[]): KeyLookup {
+  const keys = new Map<string, FleetPublicKey>(
+    identities.map((identity) => [identity.publicKey.id, identity.publicKey]),
+  );
+  return (id) => keys.get(id) ?? 'not one of the test keys';
 }
+const keys = only(key);
 
 function body(overrides: Partial<JobBody> = {}): JobBody {
   return JobBodySchema.parse({
@@ -42,15 +47,15 @@ function body(overrides: Partial<JobBody> = {}): JobBody {
 
 describe('seal and open', () => {
   it('opens what it sealed, at the expected sequence number', () => {
-    const opened = open(key, UP, fieldsOf(seal(key, UP, 0, HELLO)), 0, UpRecordSchema);
-    expect(opened).toEqual({ ok: true, record: HELLO });
+    const opened = open(keys, UP, fieldsOf(seal(key, UP, 0, HELLO)), 0, UpRecordSchema);
+    expect(opened).toEqual({ ok: true, record: HELLO, key: key.publicKey });
   });
 
   it('opens a stream of records in order, and each only at its own place', () => {
     const records: UpRecord[] = [HELLO, { k: 'beat' }, { k: 'stderr', line: 'log' }];
     const entries = records.map((record, seq) => seal(key, UP, seq, record));
     entries.forEach((entry, seq) => {
-      expect(open(key, UP, fieldsOf(entry), seq, UpRecordSchema)).toEqual({
+      expect(open(keys, UP, fieldsOf(entry), seq, UpRecordSchema)).toMatchObject({
         ok: true,
         record: records[seq],
       });
@@ -61,37 +66,49 @@ describe('seal and open', () => {
     const entry = seal(key, UP, 0, { k: 'exit', code: 0, signal: null });
     const tampered = { ...entry, m: entry.m.replace('"code":0', '"code":1') };
     expect(tampered.m).not.toBe(entry.m);
-    expect(open(key, UP, fieldsOf(tampered), 0, UpRecordSchema)).toEqual({
+    expect(open(keys, UP, fieldsOf(tampered), 0, UpRecordSchema)).toEqual({
       ok: false,
-      reason: 'an entry whose MAC does not verify',
+      reason: 'an entry whose signature does not verify',
     });
   });
 
-  it('refuses a forged MAC', () => {
-    const entry = { ...seal(key, UP, 0, HELLO), h: '0'.repeat(64) };
-    expect(open(key, UP, fieldsOf(entry), 0, UpRecordSchema)).toMatchObject({
+  it('refuses a forged signature', () => {
+    const entry = { ...seal(key, UP, 0, HELLO), sig: `${'A'.repeat(86)}==` };
+    expect(open(keys, UP, fieldsOf(entry), 0, UpRecordSchema)).toMatchObject({
       ok: false,
-      reason: 'an entry whose MAC does not verify',
+      reason: 'an entry whose signature does not verify',
     });
   });
 
-  it('refuses an entry sealed under another key', () => {
+  it('refuses an entry sealed under a key the lookup does not take, saying whose', () => {
     const entry = seal(otherKey, UP, 0, HELLO);
-    expect(open(key, UP, fieldsOf(entry), 0, UpRecordSchema)).toMatchObject({ ok: false });
+    expect(open(keys, UP, fieldsOf(entry), 0, UpRecordSchema)).toEqual({
+      ok: false,
+      reason: `an entry signed by key ${otherKey.publicKey.id}, not one of the test keys`,
+    });
+    expect(open(only(key, otherKey), UP, fieldsOf(entry), 0, UpRecordSchema).ok).toBe(true);
+  });
+
+  it('refuses an entry that names one key and is signed by another', () => {
+    const entry = { ...seal(otherKey, UP, 0, HELLO), k: key.publicKey.id };
+    expect(open(only(key, otherKey), UP, fieldsOf(entry), 0, UpRecordSchema)).toEqual({
+      ok: false,
+      reason: 'an entry whose signature does not verify',
+    });
   });
 
   it('refuses an entry moved to another stream', () => {
     const entry = seal(key, 'arbor:fleet:run.n2.1.ffff:up', 0, HELLO);
-    expect(open(key, UP, fieldsOf(entry), 0, UpRecordSchema)).toEqual({
+    expect(open(keys, UP, fieldsOf(entry), 0, UpRecordSchema)).toEqual({
       ok: false,
-      reason: 'an entry whose MAC does not verify',
+      reason: 'an entry whose signature does not verify',
     });
   });
 
   it('refuses a replay: the same entry twice', () => {
     const entry = seal(key, UP, 0, HELLO);
-    expect(open(key, UP, fieldsOf(entry), 0, UpRecordSchema).ok).toBe(true);
-    expect(open(key, UP, fieldsOf(entry), 1, UpRecordSchema)).toEqual({
+    expect(open(keys, UP, fieldsOf(entry), 0, UpRecordSchema).ok).toBe(true);
+    expect(open(keys, UP, fieldsOf(entry), 1, UpRecordSchema)).toEqual({
       ok: false,
       reason: 'an entry out of sequence (expected 1, got 0)',
     });
@@ -99,7 +116,7 @@ describe('seal and open', () => {
 
   it('refuses entries out of order', () => {
     const second = seal(key, UP, 1, { k: 'beat' });
-    expect(open(key, UP, fieldsOf(second), 0, UpRecordSchema)).toEqual({
+    expect(open(keys, UP, fieldsOf(second), 0, UpRecordSchema)).toEqual({
       ok: false,
       reason: 'an entry out of sequence (expected 0, got 1)',
     });
@@ -107,12 +124,13 @@ describe('seal and open', () => {
 
   it.each([
     ['no fields', []],
-    ['no MAC', ['m', '{}']],
-    ['no message', ['h', 'ab']],
+    ['no signature', ['m', '{}', 'k', key.publicKey.id]],
+    ['no key id', ['m', '{}', 'sig', 'ab']],
+    ['no message', ['k', key.publicKey.id, 'sig', 'ab']],
   ])('refuses an entry with %s', (_, fields) => {
-    expect(open(key, UP, fields, 0, UpRecordSchema)).toEqual({
+    expect(open(keys, UP, fields, 0, UpRecordSchema)).toEqual({
       ok: false,
-      reason: 'an entry without `m` and `h`',
+      reason: 'an entry without `m`, `k` and `sig`',
     });
   });
 
@@ -130,7 +148,8 @@ describe('seal and open', () => {
       'a signed entry of an unknown shape',
     ],
   ])('refuses a correctly signed message that is %s', (_, m, reason) => {
-    expect(open(key, UP, ['m', m, 'h', key.sign(UP, m)], 0, UpRecordSchema)).toEqual({
+    const fields = ['m', m, 'k', key.publicKey.id, 'sig', key.sign(UP, m)];
+    expect(open(keys, UP, fields, 0, UpRecordSchema)).toEqual({
       ok: false,
       reason,
     });
@@ -138,7 +157,7 @@ describe('seal and open', () => {
 
   it('refuses an up record where a down record is expected', () => {
     const entry = seal(key, UP, 0, HELLO);
-    expect(open(key, UP, fieldsOf(entry), 0, DownRecordSchema)).toEqual({
+    expect(open(keys, UP, fieldsOf(entry), 0, DownRecordSchema)).toEqual({
       ok: false,
       reason: 'a signed entry of an unknown shape',
     });
@@ -146,7 +165,8 @@ describe('seal and open', () => {
 
   it('finds the fields in any order', () => {
     const entry = seal(key, UP, 0, HELLO);
-    expect(open(key, UP, ['h', entry.h, 'm', entry.m], 0, UpRecordSchema).ok).toBe(true);
+    const fields = ['sig', entry.sig, 'm', entry.m, 'k', entry.k];
+    expect(open(keys, UP, fields, 0, UpRecordSchema).ok).toBe(true);
   });
 });
 
@@ -174,6 +194,7 @@ describe('record schemas', () => {
       { k: 'close' },
       { k: 'signal', signal: 'SIGTERM' },
       { k: 'signal', signal: 'SIGKILL' },
+      { k: 'accept', key: key.publicKey.id, worker: 'host/1/abc' },
     ])
       expect(DownRecordSchema.safeParse(record).success).toBe(true);
     expect(DownRecordSchema.safeParse({ k: 'signal', signal: 'SIGSTOP' }).success).toBe(false);
@@ -191,14 +212,14 @@ describe('record schemas', () => {
 describe('signJob and openJob', () => {
   it('opens the job it signed, under its id', () => {
     const job = signJob(key, 'job-1', body());
-    expect(openJob(key, 'job-1', job)).toEqual({ ok: true, record: body() });
+    expect(openJob(keys, 'job-1', job)).toEqual({ ok: true, record: body(), key: key.publicKey });
   });
 
   it('refuses a job signed for another job id', () => {
     const job = signJob(key, 'job-1', body());
-    expect(openJob(key, 'job-2', job)).toEqual({
+    expect(openJob(keys, 'job-2', job)).toEqual({
       ok: false,
-      reason: 'a job whose MAC does not verify',
+      reason: 'a job whose signature does not verify',
     });
   });
 
@@ -206,18 +227,27 @@ describe('signJob and openJob', () => {
     const job = signJob(key, 'job-1', body());
     const tampered = { ...job, body: job.body.replace('"attempt":1', '"attempt":2') };
     expect(tampered.body).not.toBe(job.body);
-    expect(openJob(key, 'job-1', tampered)).toMatchObject({ ok: false });
+    expect(openJob(keys, 'job-1', tampered)).toMatchObject({ ok: false });
   });
 
-  it('refuses a forged MAC and one under another key', () => {
+  it('refuses a forged signature, and a job signed by a key the lookup does not take', () => {
     const job = signJob(key, 'job-1', body());
-    expect(openJob(key, 'job-1', { ...job, mac: 'ab'.repeat(32) }).ok).toBe(false);
-    expect(openJob(key, 'job-1', signJob(otherKey, 'job-1', body())).ok).toBe(false);
+    expect(openJob(keys, 'job-1', { ...job, sig: `${'A'.repeat(86)}==` }).ok).toBe(false);
+    expect(openJob(keys, 'job-1', signJob(otherKey, 'job-1', body()))).toEqual({
+      ok: false,
+      reason: `a job signed by key ${otherKey.publicKey.id}, not one of the test keys`,
+    });
+    // Naming the supervisor's key id does not help a job signed by another.
+    const minted = { ...signJob(otherKey, 'job-1', body()), key: key.publicKey.id };
+    expect(openJob(keys, 'job-1', minted)).toEqual({
+      ok: false,
+      reason: 'a job whose signature does not verify',
+    });
   });
 
   it('refuses a stream entry offered as a job', () => {
     const entry = seal(key, 'job:job-1', 0, HELLO);
-    expect(openJob(key, 'job-1', { body: entry.m, mac: entry.h })).toEqual({
+    expect(openJob(keys, 'job-1', { body: entry.m, key: entry.k, sig: entry.sig })).toEqual({
       ok: false,
       reason: 'a signed job of an unknown shape',
     });
@@ -226,9 +256,9 @@ describe('signJob and openJob', () => {
   it.each([
     ['nothing', undefined],
     ['a bare body', body()],
-    ['a MAC that is not text', { body: '{}', mac: 1 }],
+    ['a signature that is not text', { body: '{}', key: 'k', sig: 1 }],
   ])('refuses %s as a job without a signed body', (_, data) => {
-    expect(openJob(key, 'job-1', data)).toEqual({
+    expect(openJob(keys, 'job-1', data)).toEqual({
       ok: false,
       reason: 'a job without a signed body',
     });
@@ -238,7 +268,7 @@ describe('signJob and openJob', () => {
     ['not JSON', 'nope', 'a signed job that is not JSON'],
     ['of an unknown shape', '{"v":1,"run_id":"r"}', 'a signed job of an unknown shape'],
   ])('refuses a correctly signed body that is %s', (_, text, reason) => {
-    const data = { body: text, mac: key.sign('job:job-1', text) };
-    expect(openJob(key, 'job-1', data)).toEqual({ ok: false, reason });
+    const data = { body: text, key: key.publicKey.id, sig: key.sign('job:job-1', text) };
+    expect(openJob(keys, 'job-1', data)).toEqual({ ok: false, reason });
   });
 });

@@ -5,22 +5,26 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AdmittedWorkers } from '../../src/fleet/admitted-workers.js';
 import {
+  entryFields,
   open,
+  seal,
   signJob,
   UpRecordSchema,
   type JobBody,
   type UpRecord,
 } from '../../src/fleet/envelope.js';
 import { Fleet, STREAM_PREFIX } from '../../src/fleet/fleet.js';
-import { FleetKey } from '../../src/fleet/fleet-key.js';
+import { FleetIdentity } from '../../src/fleet/fleet-identity.js';
 import { FleetWorker, type FleetWorkerOptions } from '../../src/fleet/fleet-worker.js';
 import { PROTOCOL_VERSION, redactPayload } from '../../src/protocol/index.js';
-import { FLEET_KEY } from '../helpers/fleet.js';
+import { SUPERVISOR, WORKERS } from '../helpers/fleet.js';
 import { FAST_TIMING, fixtureChild, testPayload } from '../helpers/payloads.js';
 import { describeWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 
-const key = FleetKey.fromEnv({ ARBOR_FLEET_KEY: FLEET_KEY });
+const key = SUPERVISOR.identity;
+const own = (WORKERS[0] ?? SUPERVISOR).identity;
 /** A child that would show it ran: it exits 3. */
 const EXIT_3 = { command: process.execPath, args: ['-e', 'process.exit(3)'] };
 
@@ -51,7 +55,8 @@ describeWithRedis('FleetWorker', () => {
     const log: string[] = [];
     const worker = await FleetWorker.start({
       url: redis.secretUrl,
-      key,
+      identity: own,
+      supervisors: [key.publicKey],
       queue: base,
       labels,
       concurrency: 2,
@@ -96,11 +101,38 @@ describeWithRedis('FleetWorker', () => {
     };
   }
 
-  /** The records a worker wrote on `up`, each checked against its MAC and place. */
+  /** A fleet of the supervisor's on `base`, admitting the test worker. */
+  async function fleetOn(base: string): Promise<Fleet> {
+    const fleet = await Fleet.connect({
+      url: redis.secretUrl,
+      identity: key,
+      admitted: new AdmittedWorkers([{ name: 'w1', key: own.publicKey }]),
+      queue: base,
+    });
+    closers.push(() => fleet.close());
+    return fleet;
+  }
+
+  /**
+   * What a supervisor would do once the worker claims the job: accept its claim. Written ahead: the
+   * worker reads its down stream from the start.
+   */
+  async function accept(client: Redis, job: JobBody, worker: FleetWorker): Promise<void> {
+    const record = { k: 'accept', key: own.publicKey.id, worker: worker.id } as const;
+    await client.xadd(job.down, '*', ...entryFields(seal(key, job.down, 0, record)));
+  }
+
+  /** The records a worker wrote on `up`, each checked against its signature and place. */
   async function upRecords(client: Redis, up: string): Promise<UpRecord[]> {
     const entries = await client.xrange(up, '-', '+');
     return entries.map(([, fields], seq) => {
-      const opened = open(key, up, fields, seq, UpRecordSchema);
+      const opened = open(
+        (id) => (id === own.publicKey.id ? own.publicKey : 'not the worker'),
+        up,
+        fields,
+        seq,
+        UpRecordSchema,
+      );
       if (!opened.ok) throw new Error(opened.reason);
       return opened.record;
     });
@@ -114,11 +146,20 @@ describeWithRedis('FleetWorker', () => {
   });
 
   it.each([
-    ['a forged MAC', (id: string) => ({ ...signJob(key, id, body(id)), mac: 'ab'.repeat(32) })],
-    ['a MAC for another job id', (id: string) => signJob(key, `${id}-other`, body(id))],
     [
-      'a MAC under another key',
-      (id: string) => signJob(FleetKey.fromEnv({ ARBOR_FLEET_KEY: 'y'.repeat(40) }), id, body(id)),
+      'a forged signature',
+      (id: string) => ({ ...signJob(key, id, body(id)), sig: `${'A'.repeat(86)}==` }),
+    ],
+    ['a signature for another job id', (id: string) => signJob(key, `${id}-other`, body(id))],
+    [
+      'a signature by an unknown key',
+      (id: string) => signJob(FleetIdentity.generate().identity, id, body(id)),
+    ],
+    // What a worker's stolen key is good for: minting a job no honest worker will run.
+    ['a worker’s signature', (id: string) => signJob(own, id, body(id))],
+    [
+      "a worker's signature naming the supervisor's key",
+      (id: string) => ({ ...signJob(own, id, body(id)), key: key.publicKey.id }),
     ],
     ['an unsigned body', (id: string) => body(id)],
   ])('refuses a job with %s, counts it and runs nothing', async (_, make) => {
@@ -164,6 +205,7 @@ describeWithRedis('FleetWorker', () => {
     const { worker, client, add, base } = await setup();
     const jobId = `job-${randomUUID().slice(0, 8)}`;
     const job = signJob(key, jobId, body(jobId));
+    await accept(client, body(jobId), worker);
     expect(await add(jobId, job)).toEqual({ code: 3 });
     // What someone with the queue's Redis could do: take the finished job out and add it again.
     const queue = new Queue(base, { connection: client.duplicate() });
@@ -176,12 +218,54 @@ describeWithRedis('FleetWorker', () => {
     expect(worker.counts).toEqual({ taken: 1, finished: 1, refused: 1 });
   });
 
+  it.each([
+    ['another key', WORKERS[1]?.identity.publicKey.id ?? '', undefined],
+    ['its own key, but another process', own.publicKey.id, 'host/1/other'],
+  ])(
+    'starts nothing when the supervisor bound the node to another worker (%s), and writes no more',
+    async (_, keyId, workerId) => {
+      const { worker, client, add, log } = await setup();
+      const jobId = `job-${randomUUID().slice(0, 8)}`;
+      const job = body(jobId);
+      const bound = workerId ?? worker.id;
+      await client.xadd(
+        job.down,
+        '*',
+        ...entryFields(seal(key, job.down, 0, { k: 'accept', key: keyId, worker: bound })),
+      );
+      const reason = `claim not accepted: the supervisor bound the node to another worker (${bound}, key ${keyId})`;
+      // The child would exit 3: `code: null` says it never started.
+      expect(await add(jobId, signJob(key, jobId, job))).toEqual({ code: null, refused: reason });
+      expect((await upRecords(client, job.up)).map((record) => record.k)).toEqual(['hello']);
+      expect(worker.counts).toMatchObject({ taken: 1, finished: 1 });
+      expect(log.some((line) => line.endsWith(`: ${reason}`))).toBe(true);
+    },
+  );
+
+  it('drops down records not signed by the supervisor that signed the job', async () => {
+    const { worker, client, add, log } = await setup();
+    const jobId = `job-${randomUUID().slice(0, 8)}`;
+    const job = body(jobId);
+    // A worker's forged `accept` and forged SIGKILL: neither is taken.
+    const forged = (seq: number, record: Parameters<typeof seal>[3]): string[] =>
+      entryFields(seal(own, job.down, seq, record));
+    const selfAccept = { k: 'accept', key: own.publicKey.id, worker: worker.id } as const;
+    await client.xadd(job.down, '*', ...forged(0, selfAccept));
+    await accept(client, job, worker);
+    await client.xadd(job.down, '*', ...forged(1, { k: 'signal', signal: 'SIGKILL' }));
+    expect(await add(jobId, signJob(key, jobId, job))).toEqual({ code: 3 });
+    const refused = log.filter((line) => line.startsWith('refused an entry signed by key'));
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toContain('not the key of the supervisor that signed the job');
+  });
+
   it('writes nothing after the exit record, which the supervisor deletes the streams on', async () => {
-    const { add, client } = await setup();
+    const { worker, add, client } = await setup();
     const jobId = `job-${randomUUID().slice(0, 8)}`;
     // A beat every millisecond: one written after the exit would make `up` again once the
     // supervisor has deleted it, and that one would never expire.
     const job = body(jobId, { ping_ms: 1 });
+    await accept(client, job, worker);
     await add(jobId, signJob(key, jobId, job));
     const kinds = (await upRecords(client, job.up)).map((record) => record.k);
     expect(kinds.filter((kind) => kind === 'beat').length).toBeGreaterThan(0);
@@ -189,12 +273,13 @@ describeWithRedis('FleetWorker', () => {
   });
 
   it('ends a job needing an MCP server it does not name, saying so, without running it', async () => {
-    const { client, add } = await setup();
+    const { worker, client, add } = await setup();
     const jobId = `job-${randomUUID().slice(0, 8)}`;
     const payload = redactPayload(
       testPayload({ mcp_servers: [{ name: 'gh', command: 'gh-mcp' }] }),
     );
     const job = body(jobId, { payload });
+    await accept(client, job, worker);
     await add(jobId, signJob(key, jobId, job));
     const exit = (await upRecords(client, job.up)).at(-1);
     expect(exit).toMatchObject({ k: 'exit', code: null });
@@ -205,8 +290,7 @@ describeWithRedis('FleetWorker', () => {
 
   it("runs a supervisor's node and relays its exit back", async () => {
     const { worker, base, log } = await setup();
-    const fleet = await Fleet.connect({ url: redis.secretUrl, key, queue: base });
-    closers.push(() => fleet.close());
+    const fleet = await fleetOn(base);
     const records: { kind: string; fields: Record<string, unknown> }[] = [];
     const child = fleet.start(testPayload(), {
       fleet,
@@ -232,8 +316,7 @@ describeWithRedis('FleetWorker', () => {
       command: fixtureChild('egress-probe'),
       secrets: { env: {}, servers: new Map(), sandbox: { mode: 'bwrap' } },
     });
-    const fleet = await Fleet.connect({ url: redis.secretUrl, key, queue: base });
-    closers.push(() => fleet.close());
+    const fleet = await fleetOn(base);
     const records: { kind: string; fields: Record<string, unknown> }[] = [];
     const payload = testPayload({
       caveats: { fs_read: [], fs_write: [], exec: 'all', net: ['example.com'] },

@@ -3,27 +3,39 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { AdmittedWorkers } from '../../src/fleet/admitted-workers.js';
 import {
   DownRecordSchema,
+  entryFields as fieldsOf,
   open,
   openJob,
   seal,
-  type SealedEntry,
+  type KeyLookup,
   type UpRecord,
 } from '../../src/fleet/envelope.js';
 import { Fleet, STREAM_PREFIX } from '../../src/fleet/fleet.js';
-import { FleetKey } from '../../src/fleet/fleet-key.js';
+import { FleetIdentity } from '../../src/fleet/fleet-identity.js';
 import {
   PROTOCOL_VERSION,
   type AgentFrame,
   type ProtocolViolation,
 } from '../../src/protocol/index.js';
 import type { ChildHandle, Timing } from '../../src/supervisor/index.js';
-import { FLEET_KEY } from '../helpers/fleet.js';
+import { SUPERVISOR, WORKERS } from '../helpers/fleet.js';
 import { FAST_TIMING, testPayload } from '../helpers/payloads.js';
 import { describeWithRedis, startRedis, type TestRedis } from '../helpers/redis.js';
 
-const key = FleetKey.fromEnv({ ARBOR_FLEET_KEY: FLEET_KEY });
+const supervisor: KeyLookup = (id) =>
+  id === SUPERVISOR.identity.publicKey.id ? SUPERVISOR.identity.publicKey : 'not the supervisor';
+const [W1, W2] = [WORKERS[0], WORKERS[1]].map((worker) => {
+  if (worker === undefined) throw new Error('two test workers');
+  return worker.identity;
+}) as [FleetIdentity, FleetIdentity];
+const admitted = (): AdmittedWorkers =>
+  new AdmittedWorkers([
+    { name: 'w1', key: W1.publicKey },
+    { name: 'w2', key: W2.publicKey },
+  ]);
 const MODEL_KEY = 'sk-remote-child-SECRET';
 /** Slow enough that a busy machine never calls a worker of these tests lost by its silence. */
 const PATIENT: Timing = { ...FAST_TIMING, pongTimeoutMs: 6_000 };
@@ -35,11 +47,6 @@ async function waitUntil(check: () => Promise<boolean>, what: string): Promise<v
     await delay(20);
   }
   throw new Error(`timed out waiting until ${what}`);
-}
-
-/** An entry's fields as XADD takes them. */
-function fieldsOf(entry: SealedEntry): string[] {
-  return ['m', entry.m, 'h', entry.h];
 }
 
 interface Started {
@@ -70,7 +77,12 @@ describeWithRedis('RemoteChild on a Fleet', () => {
     queueName = `rc-${randomUUID().slice(0, 8)}`;
     client = new Redis(redis.secretUrl, { maxRetriesPerRequest: null });
     closers.push(async () => client.quit());
-    const fleet = await Fleet.connect({ url: redis.secretUrl, key, queue: queueName });
+    const fleet = await Fleet.connect({
+      url: redis.secretUrl,
+      identity: SUPERVISOR.identity,
+      admitted: admitted(),
+      queue: queueName,
+    });
     closers.push(() => fleet.close());
     const started: Omit<Started, 'child' | 'jobId' | 'up' | 'down'> = {
       records: [],
@@ -112,7 +124,7 @@ describeWithRedis('RemoteChild on a Fleet', () => {
     const queued = queue();
     await waitUntil(async () => (await queued.getJob(jobId)) !== undefined, 'the job is queued');
     const job = await queued.getJob(jobId);
-    const opened = openJob(key, jobId, job?.data);
+    const opened = openJob(supervisor, jobId, job?.data);
     if (!opened.ok) throw new Error(opened.reason);
     expect(opened.record).toMatchObject({ run_id: 'run_rc', node_id: 'n1', path: '0.1', up, down });
     expect(opened.record.keyed).toEqual([0]);
@@ -121,22 +133,24 @@ describeWithRedis('RemoteChild on a Fleet', () => {
 
   it('turns forged, replayed and moved entries into bad_signature violations while genuine ones flow', async () => {
     const { child, up, down, frames, violations, records } = await start();
-    const other = FleetKey.fromEnv({ ARBOR_FLEET_KEY: 'z'.repeat(40) });
     const genuine = (seq: number, record: UpRecord): string[] =>
-      fieldsOf(seal(key, up, seq, record));
+      fieldsOf(seal(W1, up, seq, record));
     const hello = genuine(0, { k: 'hello', worker: 'w-test', host: 'h-test' });
     const pong = genuine(1, { k: 'frame', line: '{"type":"pong","seq":42}' });
-    const forgedExit = seal(other, up, 1, { k: 'exit', code: 0, signal: null });
-    const tampered = seal(key, up, 1, { k: 'frame', line: '{"type":"pong","seq":42}' });
+    const stranger = FleetIdentity.generate().identity;
+    const tampered = seal(W1, up, 1, { k: 'frame', line: '{"type":"pong","seq":42}' });
     tampered.m = tampered.m.replace('42', '43');
     expect(tampered.m).toContain('43');
     await client
       .multi()
+      .xadd(up, '*', ...genuine(0, { k: 'frame', line: '{"type":"result"}' }))
+      .xadd(up, '*', ...fieldsOf(seal(stranger, up, 0, { k: 'hello', worker: 'x', host: 'x' })))
       .xadd(up, '*', ...hello)
-      .xadd(up, '*', 'm', forgedExit.m, 'h', forgedExit.h)
-      .xadd(up, '*', 'm', tampered.m, 'h', tampered.h)
+      .xadd(up, '*', ...fieldsOf(seal(W2, up, 1, { k: 'exit', code: 0, signal: null })))
+      .xadd(up, '*', ...fieldsOf(seal(W2, up, 0, { k: 'hello', worker: 'w2', host: 'h2' })))
+      .xadd(up, '*', ...fieldsOf(tampered))
       .xadd(up, '*', ...hello)
-      .xadd(up, '*', ...fieldsOf(seal(key, down, 1, { k: 'stderr', line: 'moved' })))
+      .xadd(up, '*', ...fieldsOf(seal(W1, down, 1, { k: 'stderr', line: 'moved' })))
       .xadd(up, '*', ...pong)
       .xadd(up, '*', ...genuine(2, { k: 'stderr', line: 'child log' }))
       .xadd(up, '*', ...genuine(3, { k: 'exit', code: 7, signal: null }))
@@ -144,17 +158,28 @@ describeWithRedis('RemoteChild on a Fleet', () => {
     const exit = await child.exited;
     expect(exit).toEqual({ code: 7, signal: null });
     expect(frames).toEqual([{ type: 'pong', seq: 42 }]);
+    const notW1 = 'not the key of worker w1, to which the node is bound';
     expect(violations.map((v) => [v.line, v.code, v.reason])).toEqual([
-      [1, 'bad_signature', 'refused an entry whose MAC does not verify'],
-      [2, 'bad_signature', 'refused an entry whose MAC does not verify'],
-      [3, 'bad_signature', 'refused an entry out of sequence (expected 1, got 0)'],
-      [4, 'bad_signature', 'refused an entry whose MAC does not verify'],
+      [1, 'bad_signature', 'refused a `frame` record before any worker claimed the node'],
+      [
+        2,
+        'bad_signature',
+        `refused an entry signed by key ${stranger.publicKey.id}, which no \`[[queue.admit]]\` entry of the supervisor admits`,
+      ],
+      [3, 'bad_signature', `refused an entry signed by key ${W2.publicKey.id}, ${notW1}`],
+      [4, 'bad_signature', `refused an entry signed by key ${W2.publicKey.id}, ${notW1}`],
+      [5, 'bad_signature', 'refused an entry whose signature does not verify'],
+      [6, 'bad_signature', 'refused an entry out of sequence (expected 1, got 0)'],
+      [7, 'bad_signature', 'refused an entry whose signature does not verify'],
     ]);
     expect(child.stderrTail()).toEqual(['child log']);
-    expect(records.find((r) => r.kind === 'fleet.assigned')?.fields).toMatchObject({
+    expect(records.find((r) => r.kind === 'fleet.assigned')?.fields).toEqual({
+      job: expect.any(String) as unknown,
       worker: 'w-test',
       host: 'h-test',
       attempt: 1,
+      name: 'w1',
+      keyId: W1.publicKey.id,
     });
     // The node's streams go with it.
     await waitUntil(async () => (await client.exists(up, down)) === 0, 'the streams are deleted');
@@ -169,7 +194,7 @@ describeWithRedis('RemoteChild on a Fleet', () => {
     await waitUntil(async () => (await client.xlen(down)) >= 3, 'three entries are down');
     const entries = await client.xrange(down, '-', '+');
     const records = entries.map(([, fields], seq) => {
-      const opened = open(key, down, fields, seq, DownRecordSchema);
+      const opened = open(supervisor, down, fields, seq, DownRecordSchema);
       if (!opened.ok) throw new Error(opened.reason);
       return opened.record;
     });

@@ -1,14 +1,64 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { Redis } from 'ioredis';
+import { FleetIdentity } from '../../src/fleet/fleet-identity.js';
+import { writePrivateKeyFile } from '../../src/fleet/key-file.js';
 import { ArborProcess, tempDb } from './arbor-process.js';
 import type { TestRedis } from './redis.js';
 
-/** The fleet key of the tests' supervisors and workers (never a real one). */
-export const FLEET_KEY = 'test-fleet-key-5b0e1c9a2f7d4e8b9c3a6d1f';
+/** A key pair of a test fleet: its private key in a file of mode 0600, as keygen writes it. */
+export interface TestIdentity {
+  name: string;
+  identity: FleetIdentity;
+  /** The private key's file. */
+  file: string;
+  /** The public key, as `arbor worker keygen` prints it. */
+  publicKey: string;
+}
+
+const keyDir = mkdtempSync(join(tmpdir(), 'arbor-fleet-keys-'));
+
+/** A new key pair named `name`, written to a key file of its own. */
+export function testIdentity(name: string): TestIdentity {
+  const { identity, pem } = FleetIdentity.generate();
+  const file = join(keyDir, `${name}-${identity.publicKey.id}.key`);
+  writePrivateKeyFile(file, pem);
+  return { name, identity, file, publicKey: identity.publicKey.text };
+}
+
+/** The tests' supervisors' key pair (never a real one). */
+export const SUPERVISOR = testIdentity('supervisor');
+/** Key pairs of workers, each admitted by the tests' configs; `startWorker` deals them in turn. */
+export const WORKERS: readonly TestIdentity[] = Array.from({ length: 6 }, (_, i) =>
+  testIdentity(`w${i + 1}`),
+);
+let dealt = 0;
+
+/** Every test private key as text could show it: none may reach Redis or a run's output. */
+export function privateKeyForms(): string[] {
+  return [SUPERVISOR, ...WORKERS].flatMap((key) => key.identity.secretForms());
+}
+
+/** `[[queue.admit]]` tables for `workers` (every one of `WORKERS` unless told). */
+export function admitTables(workers: readonly TestIdentity[] = WORKERS): string {
+  return workers
+    .map(
+      (worker) => `[[queue.admit]]\nname = "${worker.name}"\npublic_key = "${worker.publicKey}"\n`,
+    )
+    .join('');
+}
+
+let admitOnly: string | undefined;
+/** A config file that only admits the test workers: for runs whose fleet comes from elsewhere. */
+export function admitConfig(): string {
+  if (admitOnly !== undefined) return admitOnly;
+  admitOnly = join(mkdtempSync(join(tmpdir(), 'arbor-fleet-config-')), 'admit.toml');
+  writeFileSync(admitOnly, admitTables());
+  return admitOnly;
+}
 /** The model key the tests' supervisors hold: it must never reach Redis. */
 export const MODEL_KEY = 'sk-fleet-test-4c1d9e7a2b8f3e6d';
 
@@ -20,22 +70,29 @@ afterEach(async () => {
   await Promise.all(workers.map((worker) => worker.exited));
 });
 
-/** What every fleet process of a test gets: the key and the Redis URL with its password. */
+/**
+ * What every fleet process of a test gets: the supervisor's key file and the Redis URL with its
+ * password (a worker's own key, given by `--key`, wins over the file).
+ */
 export function fleetEnv(redis: TestRedis): NodeJS.ProcessEnv {
-  return { ARBOR_FLEET_KEY: FLEET_KEY, ARBOR_REDIS_URL: redis.secretUrl };
+  return { ARBOR_FLEET_PRIVATE_KEY_FILE: SUPERVISOR.file, ARBOR_REDIS_URL: redis.secretUrl };
 }
 
 /**
  * A config file whose `[queue]` names the fleet's Redis by a variable (`ARBOR_REDIS_URL`, as
- * `fleetEnv` sets it, unless told another), with `more` lines of the table after it.
+ * `fleetEnv` sets it, unless told another), with `more` lines of the table after it, admitting
+ * the test workers.
  */
 export async function fleetConfig(more = '', variable = 'ARBOR_REDIS_URL'): Promise<string> {
   const file = join(mkdtempSync(join(tmpdir(), 'arbor-fleet-config-')), 'arbor.toml');
-  await writeFile(file, `[queue]\nredis = "env:${variable}"\n${more}`);
+  await writeFile(file, `[queue]\nredis = "env:${variable}"\n${more}${admitTables()}`);
   return file;
 }
 
-/** `arbor run … --json --events ndjson` as a process, on the fake LLM at `llmUrl`, with the fleet's env. */
+/**
+ * `arbor run … --json --events ndjson` as a process, on the fake LLM at `llmUrl`, with the fleet's
+ * env; without a `--config` in `args`, one that admits the test workers.
+ */
 export function runOnFleet(
   redis: TestRedis,
   llmUrl: string,
@@ -54,6 +111,7 @@ export function runOnFleet(
       '--json',
       '--events',
       'ndjson',
+      ...(args.includes('--config') ? [] : ['--config', admitConfig()]),
       ...args,
       instruction,
     ],
@@ -64,15 +122,31 @@ export function runOnFleet(
 
 /**
  * Starts an `arbor worker` in a working directory of its own (standing in for a machine of its
- * own), and resolves once it takes jobs.
+ * own), with the next of the admitted `WORKERS`' keys (or `identity`), serving `SUPERVISOR`, and
+ * resolves once it takes jobs.
  */
 export async function startWorker(
   redis: TestRedis,
-  options: { concurrency?: number; env?: NodeJS.ProcessEnv; args?: string[] } = {},
-): Promise<ArborProcess & { dir: string }> {
+  options: {
+    concurrency?: number;
+    env?: NodeJS.ProcessEnv;
+    args?: string[];
+    identity?: TestIdentity;
+  } = {},
+): Promise<ArborProcess & { dir: string; identity: TestIdentity }> {
   const dir = mkdtempSync(join(tmpdir(), 'arbor-worker-'));
+  const identity = options.identity ?? WORKERS[dealt++ % WORKERS.length] ?? SUPERVISOR;
   const worker = new ArborProcess(
-    ['worker', '--concurrency', String(options.concurrency ?? 4), ...(options.args ?? [])],
+    [
+      'worker',
+      '--concurrency',
+      String(options.concurrency ?? 4),
+      '--key',
+      identity.file,
+      '--supervisor-key',
+      SUPERVISOR.publicKey,
+      ...(options.args ?? []),
+    ],
     {
       cwd: dir,
       env: { ARBOR_API_KEY: MODEL_KEY, ...fleetEnv(redis), ...options.env },
@@ -80,7 +154,7 @@ export async function startWorker(
   );
   running.push(worker);
   await worker.waitForStderr(/taking jobs from/);
-  return Object.assign(worker, { dir });
+  return Object.assign(worker, { dir, identity });
 }
 
 /** The jobs a worker has taken, and those that have ended, from its log. */
