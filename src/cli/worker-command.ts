@@ -9,7 +9,7 @@ import {
 import { privateKeyFile, readPrivateKeyFile } from '../fleet/key-file.js';
 import { checkName, queuesOf } from '../fleet/queue-names.js';
 import { fleetRedisUrl } from '../fleet/redis-url.js';
-import { EXIT } from '../runtime/index.js';
+import { EXIT, type ExitCode } from '../runtime/index.js';
 import { resolveChildCommand, timingFromEnv } from '../supervisor/index.js';
 import { probeSandbox } from '../tools/index.js';
 import { write, type CliIo } from './output.js';
@@ -147,24 +147,39 @@ export async function workerCommand(args: string[], io: CliIo): Promise<number> 
     `${worker.id} (key ${identity.publicKey.id}) taking jobs from ${worker.queues.join(', ')} (concurrency ${concurrency}, pool ${pool}, workspace ${workspace})`,
   );
   let signals = 0;
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = new Promise<ExitCode>((resolve) => {
+    // Refused by a supervisor it serves: its key was revoked (or never admitted). It drains, and
+    // ends with exit 2 (its configuration is at fault), so a service manager does not loop on it.
+    void worker.notAdmitted.then((why) => {
+      if (signals > 0) return;
+      log(
+        `${why}: draining. Admit its public key ${identity.publicKey.text} in the supervisor's [[queue.admit]] and start it again.`,
+      );
+      void worker.drain().then(() => {
+        resolve(EXIT.usage);
+      });
+    });
     const onSignal = (signal: string): void => {
       signals += 1;
       if (signals === 1) {
         log(`${signal}: draining (running nodes finish; send it again to hand them back)`);
-        void worker.drain().then(resolve);
+        void worker.drain().then(() => {
+          resolve(EXIT.ok);
+        });
       } else if (signals === 2) {
         log(`${signal}: handing the running nodes back`);
-        void worker.handBack().then(resolve);
+        void worker.handBack().then(() => {
+          resolve(EXIT.ok);
+        });
       }
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  await stopped;
+  const code = await stopped;
   const { taken, finished, refused } = worker.counts;
   log(`stopped: ${taken} taken, ${finished} finished, ${refused} refused`);
-  return EXIT.ok;
+  return code;
 }
 
 /**

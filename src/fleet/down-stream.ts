@@ -66,6 +66,9 @@ export class DownStream {
     }
   }
 
+  /** The supervisor refused this worker's claim: it does not admit this worker's key. */
+  isRefused = false;
+
   /** Whether no valid entry has come: no supervisor reads this node's streams. */
   get isSilent(): boolean {
     return this.#seq === 0;
@@ -91,6 +94,12 @@ export class DownStream {
     this.#seq += 1;
     this.heardAt = this.#options.now();
     const record = opened.record;
+    if (record.k === 'refuse') {
+      if (record.key !== this.#options.keyId) return;
+      this.isRefused = true;
+      this.#verdict.settle("the supervisor does not admit this worker's key");
+      return;
+    }
     if (record.k === 'accept') {
       this.#verdict.settle(
         record.key === this.#options.keyId && record.worker === this.#options.workerId

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUN_EVENT_FIELDS } from '../protocol/index.js';
+import { redactPayload, RUN_EVENT_FIELDS, type SpawnPayload } from '../protocol/index.js';
 import type { FleetIdentity, FleetPublicKey } from './fleet-identity.js';
 
 /** What a worker tells the supervisor on a node's up stream. */
@@ -49,6 +49,11 @@ export const DownRecordSchema = z.discriminatedUnion('k', [
    * worker starts the child; any other stops without starting one.
    */
   z.object({ k: z.literal('accept'), key: z.string().max(64), worker: z.string().max(200) }),
+  /**
+   * The supervisor refused a claim signed by a key it does not admit (never admitted, or revoked):
+   * the worker holding that key puts the job back for another and takes no more.
+   */
+  z.object({ k: z.literal('refuse'), key: z.string().max(64) }),
   /** One control frame for the child, encoded. */
   z.object({ k: z.literal('frame'), line: z.string() }),
   /** Close the child's input. */
@@ -136,6 +141,11 @@ export function open<R>(
   return { ok: true, record: record.data, key };
 }
 
+/** The id of the key an entry says it was signed with (unchecked). */
+export function signerOf(fields: readonly string[]): string | undefined {
+  return fieldOf(fields, 'k');
+}
+
 function fieldOf(fields: readonly string[], name: string): string | undefined {
   for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
   return undefined;
@@ -161,6 +171,38 @@ export const JobBodySchema = z.object({
   expires_at: z.number().int().positive(),
 });
 export type JobBody = z.infer<typeof JobBodySchema>;
+
+/**
+ * The body of one attempt's job: the payload redacted (credentials travel as references), and the
+ * endpoints the supervisor held a key for, which the worker must find keys for too.
+ */
+export function jobBody(
+  job: {
+    node: { runId: string; nodeId: string; path: string };
+    attempt: number;
+    up: string;
+    down: string;
+    pingMs: number;
+  },
+  payload: SpawnPayload,
+  expiresAt: number,
+): JobBody {
+  return {
+    v: 1,
+    run_id: job.node.runId,
+    node_id: job.node.nodeId,
+    path: job.node.path,
+    attempt: job.attempt,
+    up: job.up,
+    down: job.down,
+    payload: redactPayload(payload),
+    keyed: payload.intelligence.endpoints.flatMap((endpoint, index) =>
+      endpoint.api_key === undefined ? [] : [index],
+    ),
+    ping_ms: job.pingMs,
+    expires_at: expiresAt,
+  };
+}
 
 /** A job as it sits in Redis: the body as text, the supervisor's key id and its signature. */
 export interface SignedJob {

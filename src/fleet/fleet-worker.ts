@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Worker, type Job } from 'bullmq';
+import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ChildPool, EgressHost, childEnv, type ChildCommand } from '../supervisor/index.js';
 import { openJob, type KeyLookup } from './envelope.js';
@@ -71,6 +71,17 @@ export class FleetWorker {
   readonly #seen = new Set<string>();
   #waiting: (() => void)[] = [];
   readonly #supervisors: KeyLookup;
+  /** Why this worker takes no more jobs, once a supervisor refused its key. */
+  #notAdmitted: string | undefined;
+  #onNotAdmitted!: (why: string) => void;
+  /**
+   * Settles when a supervisor this worker serves refuses its key (it was revoked, or never
+   * admitted): the worker then takes no more jobs, and hands back any it is given. Its owner
+   * drains it.
+   */
+  readonly notAdmitted = new Promise<string>((resolve) => {
+    this.#onNotAdmitted = resolve;
+  });
 
   private constructor(options: FleetWorkerOptions, writer: Redis) {
     this.#options = options;
@@ -154,7 +165,7 @@ export class FleetWorker {
       const connection = this.#writer.duplicate();
       connection.on('error', () => undefined);
       this.#connections.push(connection);
-      const worker = new Worker(name, (job) => this.#process(job), {
+      const worker = new Worker(name, (job, token) => this.#process(job, token), {
         connection,
         concurrency,
         // A job whose worker died is not run again by BullMQ: it fails, and the supervisor queues
@@ -174,7 +185,9 @@ export class FleetWorker {
     }
   }
 
-  async #process(job: Job): Promise<{ refused?: string; code?: number | null }> {
+  async #process(job: Job, token?: string): Promise<{ refused?: string; code?: number | null }> {
+    // Not admitted any more: a job taken meanwhile goes back untouched, for another worker.
+    if (this.#notAdmitted !== undefined) return this.#putBack(job, token);
     const opened = openJob(this.#supervisors, job.id ?? '', job.data);
     if (!opened.ok) {
       this.counts.refused += 1;
@@ -206,6 +219,14 @@ export class FleetWorker {
       this.#release();
     }
     this.counts.finished += 1;
+    if (report.isNotAdmitted === true) {
+      const why = `a supervisor (key ${opened.key.id}) does not admit this worker's key (${this.#options.identity.publicKey.id})`;
+      this.#options.log(`${why}: job ${id} goes back to the queue, and this worker takes no more`);
+      this.#notAdmitted = why;
+      for (const worker of this.#workers) void worker.pause(true).catch(() => undefined);
+      this.#onNotAdmitted(why);
+      return this.#putBack(job, token);
+    }
     const { code, signal, error } = report.exit;
     this.#options.log(
       `ended ${job.id ?? '?'}: ${error === undefined ? `code ${String(code)}, signal ${String(signal)}` : error.message}`,
@@ -214,6 +235,12 @@ export class FleetWorker {
       code: report.exit.code,
       ...(report.refused === undefined ? {} : { refused: report.refused }),
     };
+  }
+
+  /** Puts a job back in its queue's wait list, unrun, for another worker to take. */
+  async #putBack(job: Job, token: string | undefined): Promise<never> {
+    await job.moveToWait(token);
+    throw new WaitingError();
   }
 
   /** One slot of the worker's concurrency, shared by all of its queues. */

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import {
   decodeLine,
   encodeFrame,
-  redactPayload,
   VIOLATION_CODES,
   type ControlFrame,
   type RunEventArgs,
@@ -20,7 +19,9 @@ import type { AdmittedWorker, AdmittedWorkers } from './admitted-workers.js';
 import {
   entryFields,
   open,
+  jobBody,
   seal,
+  signerOf,
   signJob,
   UpRecordSchema,
   type DownRecord,
@@ -193,23 +194,9 @@ export class RemoteChild implements ChildHandle {
   }
 
   #enqueue(payload: SpawnPayload): void {
-    const { link, jobId, up, down, node, attempt, pingMs, readyTimeoutMs, labels } = this.#options;
-    const now = this.#now();
-    const job = signJob(link.identity, jobId, {
-      v: 1,
-      run_id: node.runId,
-      node_id: node.nodeId,
-      path: node.path,
-      attempt,
-      up,
-      down,
-      payload: redactPayload(payload),
-      keyed: payload.intelligence.endpoints.flatMap((endpoint, index) =>
-        endpoint.api_key === undefined ? [] : [index],
-      ),
-      ping_ms: pingMs,
-      expires_at: now + readyTimeoutMs,
-    });
+    const { link, jobId, attempt, readyTimeoutMs, labels } = this.#options;
+    const body = jobBody(this.#options, payload, this.#now() + readyTimeoutMs);
+    const job = signJob(link.identity, jobId, body);
     this.#options.record?.('fleet.queued', { job: jobId, attempt, labels: [...labels] });
     this.#queued = link.enqueue(jobId, job, labels).catch((error: unknown) => {
       this.#settle({
@@ -238,6 +225,9 @@ export class RemoteChild implements ChildHandle {
     const opened = open(binding.lookup, this.#options.up, fields, this.#upSeq, UpRecordSchema);
     if (!opened.ok) {
       this.#refuse(opened.reason);
+      // A worker whose key is not admitted (revoked, or never) is told, so it hands the job back.
+      const keyId = binding.refusal(signerOf(fields));
+      if (keyId !== undefined) this.#write({ k: 'refuse', key: keyId });
       return;
     }
     if (binding.worker === undefined) {

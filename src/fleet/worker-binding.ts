@@ -12,6 +12,8 @@ import type { FleetPublicKey } from './fleet-identity.js';
 export class WorkerBinding {
   readonly #admitted: AdmittedWorkers;
   #bound: AdmittedWorker | undefined;
+  /** Key ids whose claims were refused and told so: each is told once. */
+  readonly #told = new Set<string>();
 
   constructor(admitted: AdmittedWorkers) {
     this.#admitted = admitted;
@@ -46,6 +48,17 @@ export class WorkerBinding {
       return `a \`${record.k}\` record before any worker claimed the node`;
     this.#bound = worker;
     return { worker, hello: record };
+  }
+
+  /**
+   * The key id to tell that its claim is refused, when an unbound node's entry (refused) names a
+   * key no entry admits: the worker holding it puts the job back and stops. Each key is told once.
+   */
+  refusal(keyId: string | undefined): string | undefined {
+    if (this.#bound !== undefined || keyId === undefined || keyId.length > 64) return undefined;
+    if (this.#told.has(keyId) || this.#admitted.find(keyId) !== undefined) return undefined;
+    this.#told.add(keyId);
+    return keyId;
   }
 
   /** Why the bound worker's records are refused now (its entry was removed), if they are. */

@@ -55,6 +55,8 @@ export interface TakenJob {
 export interface JobReport {
   exit: ProcessExit;
   refused?: string;
+  /** The supervisor does not admit this worker's key: the job goes back, and the worker stops. */
+  isNotAdmitted?: boolean;
 }
 
 /**
@@ -138,6 +140,7 @@ export async function runJob(
     return {
       exit: { code: null, signal: null, error: new Error(`claim not accepted: ${refusal}`) },
       refused: `claim not accepted: ${refusal}`,
+      ...(down.isRefused ? { isNotAdmitted: true } : {}),
     };
   }
   let payload;
