@@ -5,7 +5,7 @@ import { EXIT } from '../runtime/index.js';
 import { write, type CliIo } from './output.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
-export const KEYGEN_HELP = `Usage: arbor worker keygen [--out FILE]
+const KEYGEN_HELP = `Usage: arbor worker keygen [--out FILE]
 
 Makes a fleet identity: an Ed25519 key pair. Writes the private key to FILE (PKCS#8 PEM, mode
 0600; an existing file is never overwritten) and prints the public key on the first line of

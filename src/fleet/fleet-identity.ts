@@ -10,7 +10,7 @@ import {
 import { ArborError } from '../protocol/index.js';
 
 /** How a fleet public key is written: this prefix, then the key's 32 raw bytes in base64. */
-export const PUBLIC_KEY_PREFIX = 'ed25519:';
+const PUBLIC_KEY_PREFIX = 'ed25519:';
 
 /** The shared HMAC key of arbor before 0.2, refused now with a word on what to do instead. */
 export const RETIRED_FLEET_KEY_VARIABLE = 'ARBOR_FLEET_KEY';

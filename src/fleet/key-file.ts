@@ -4,7 +4,7 @@ import { ArborError } from '../protocol/index.js';
 import { FleetIdentity } from './fleet-identity.js';
 
 /** The variable naming this process's private key file (the supervisor's, or a worker's). */
-export const PRIVATE_KEY_FILE_VARIABLE = 'ARBOR_FLEET_PRIVATE_KEY_FILE';
+const PRIVATE_KEY_FILE_VARIABLE = 'ARBOR_FLEET_PRIVATE_KEY_FILE';
 
 /** How a config file names a private key: by its file, never by its value. */
 const FILE_REF = /^file:(.+)$/;

@@ -124,7 +124,7 @@ export const PROVIDERS: Readonly<Record<ProviderName, Provider>> = {
       if (remote?.fleet === undefined)
         throw new ArborError(
           'usage',
-          'provider `queue` needs a fleet: give `--redis` (or `ARBOR_REDIS_URL`, or `[queue] redis`) and `ARBOR_FLEET_KEY`',
+          "provider `queue` needs a fleet: give `--redis` (or `ARBOR_REDIS_URL`, or `[queue] redis`), the supervisor's private key and the workers it admits (docs/scale-out.md)",
         );
       return remote.fleet.start(payload, remote);
     },
