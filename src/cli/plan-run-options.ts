@@ -45,7 +45,8 @@ Plan options:
                            arbor/<run>/merged and every conflict is reported
   --provider process|spawn|queue  how leaves run: own process (default), in this process, or
                            spread over fleet workers (\`arbor worker\`; needs --redis or
-                           ARBOR_REDIS_URL, and ARBOR_FLEET_KEY). With --worktrees, leaves stay
+                           ARBOR_REDIS_URL, the supervisor's key and [[queue.admit]], as for
+                           \`arbor run\`). With --worktrees, leaves stay
                            on this machine, where their worktrees are
   --redis URL              the fleet's Redis, without a password (see \`arbor run --help\`)
   --plan FILE              (resume) the authored plan of the run-log (default: its name

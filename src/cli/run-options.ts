@@ -89,7 +89,9 @@ Run:
   --provider process|queue how agents run: local processes (default), or processes on fleet
                            workers (\`arbor worker\`) through BullMQ on Redis (env ARBOR_PROVIDER)
   --redis URL              the fleet's Redis, without a password (that goes in ARBOR_REDIS_URL
-                           or [queue] redis = "env:NAME"); the fleet key is ARBOR_FLEET_KEY
+                           or [queue] redis = "env:NAME"); the supervisor's private key is
+                           ARBOR_FLEET_PRIVATE_KEY_FILE or [queue] key, the workers it admits
+                           [[queue.admit]] (\`arbor worker keygen\`; docs/scale-out.md)
   --pool N                 keep up to N process children loaded and waiting, as many as were
                            asked for in the last 30 s: a delegation then skips the child's
                            start (each waiting child holds ~65 MB; default 0; env ARBOR_POOL;
