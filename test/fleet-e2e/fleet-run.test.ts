@@ -10,6 +10,7 @@ import {
   MODEL_KEY,
   runOnFleet,
   startWorker,
+  SUPERVISOR,
   waitForLog,
 } from '../helpers/fleet.js';
 import { runArbor } from '../helpers/run-arbor.js';
@@ -168,8 +169,9 @@ describeWithRedis('runs with nodes on fleet workers', () => {
     const connection = new Redis(redis.secretUrl, { maxRetriesPerRequest: null });
     const queue = new Queue('arbor', { connection });
     try {
-      await queue.add('node', { body: '{"v":1}', mac: '00'.repeat(32) }, { jobId: 'forged-1' });
-      await worker.waitForStderr(/refused job forged-1: a job whose MAC does not verify/);
+      const forgedJob = { body: '{"v":1}', key: SUPERVISOR.identity.publicKey.id, sig: 'AA==' };
+      await queue.add('node', forgedJob, { jobId: 'forged-1' });
+      await worker.waitForStderr(/refused job forged-1: a job whose signature does not verify/);
       const llm = await fakeLlm({
         scripts: [{ steps: [{ text: 'done despite the forgery', delay_ms: 1500 }] }],
       });
@@ -180,7 +182,9 @@ describeWithRedis('runs with nodes on fleet workers', () => {
         '*',
         'm',
         '{"s":1,"r":{"k":"frame","line":"{\\"type\\":\\"result\\"}"}}',
-        'h',
+        'k',
+        worker.identity.identity.publicKey.id,
+        'sig',
         'ab'.repeat(32),
       );
       const violation = await arbor.waitForEvent('protocol.violation');
