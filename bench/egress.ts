@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_EGRESS_LIMITS } from '../src/runtime/index.js';
+import { DEFAULT_EGRESS_LIMITS } from '../src/supervisor/index.js';
 import { EgressProxy, type EgressOpen, type EgressReport } from '../src/tools/egress/index.js';
 import { openEgressSession } from '../src/tools/index.js';
 import {

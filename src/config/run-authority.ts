@@ -13,7 +13,8 @@ import type { ConfigFile } from './config-file.js';
 import type { RunFlags } from './run-flags.js';
 
 export type { SecuritySettings } from '../runtime/index.js';
-import { DEFAULT_EGRESS_LIMITS, type SecuritySettings } from '../runtime/index.js';
+import type { SecuritySettings } from '../runtime/index.js';
+import { DEFAULT_EGRESS_LIMITS } from '../supervisor/index.js';
 
 /**
  * `--sandbox` (env `ARBOR_SANDBOX`) over `security.sandbox`; the runtime trifecta, the sensitive

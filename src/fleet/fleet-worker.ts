@@ -2,7 +2,13 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ChildPool, EgressHost, childEnv, type ChildCommand } from '../supervisor/index.js';
+import {
+  ChildPool,
+  DEFAULT_EGRESS_LIMITS,
+  EgressHost,
+  childEnv,
+  type ChildCommand,
+} from '../supervisor/index.js';
 import { openJob, type KeyLookup } from './envelope.js';
 import type { FleetIdentity, FleetPublicKey } from './fleet-identity.js';
 import { STREAM_PREFIX } from './fleet.js';
@@ -111,7 +117,7 @@ export class FleetWorker {
           })
         : undefined;
     this.#egress = new EgressHost({
-      limits: options.egress ?? { maxConnections: 64, maxBytes: 4 * 1024 ** 3 },
+      limits: options.egress ?? DEFAULT_EGRESS_LIMITS,
       // Every node's events go up its own stream (see `runJob`); none is left to record here.
       record: () => undefined,
     });

@@ -85,6 +85,14 @@ export async function runJob(
     );
     return writes;
   };
+  /** The job's streams go in a while, should the supervisor never delete them. */
+  const expireStreams = (): Promise<unknown> =>
+    place.writer
+      .multi()
+      .expire(body.up, STREAM_TTL_S)
+      .expire(body.down, STREAM_TTL_S)
+      .exec()
+      .catch(() => undefined);
   const finish = async (exit: ProcessExit, lost?: string): Promise<JobReport> => {
     void write({
       k: 'exit',
@@ -94,12 +102,7 @@ export async function runJob(
       ...(lost === undefined ? {} : { lost }),
     });
     await writes;
-    await place.writer
-      .multi()
-      .expire(body.up, STREAM_TTL_S)
-      .expire(body.down, STREAM_TTL_S)
-      .exec()
-      .catch(() => undefined);
+    await expireStreams();
     return { exit, ...(exit.error === undefined ? {} : { refused: exit.error.message }) };
   };
 
@@ -130,13 +133,7 @@ export async function runJob(
     await writes;
     // With no supervisor there (a job replayed after its node ended), the `hello` made its stream
     // again: it goes in a while. A stream some other worker holds is left as it is.
-    if (down.isSilent)
-      await place.writer
-        .multi()
-        .expire(body.up, STREAM_TTL_S)
-        .expire(body.down, STREAM_TTL_S)
-        .exec()
-        .catch(() => undefined);
+    if (down.isSilent) await expireStreams();
     return {
       exit: { code: null, signal: null, error: new Error(`claim not accepted: ${refusal}`) },
       refused: `claim not accepted: ${refusal}`,

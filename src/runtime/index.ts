@@ -9,12 +9,7 @@ export {
 export { eventOf } from './event-codec.js';
 export { fromWireEvent, toCamel, toWireEvent } from '../protocol/index.js';
 export { mintRunId } from './run-id.js';
-export {
-  DEFAULTS,
-  DEFAULT_EGRESS_LIMITS,
-  type RunConfig,
-  type SecuritySettings,
-} from './settings.js';
+export { DEFAULTS, type RunConfig, type SecuritySettings } from './settings.js';
 export { prepareRunSafety, trustContext, type RunSafety } from './run-safety.js';
 export { checkRunLog } from './run-log.js';
 export { Runtime, type RunStart, type RuntimeOptions, type StartedRun } from './runtime.js';

@@ -7,7 +7,7 @@ import {
   type RuntimeTrifecta,
   type SwapPolicy,
 } from '../protocol/index.js';
-import type { BudgetSettings } from '../supervisor/index.js';
+import type { BudgetSettings, EgressHostLimits } from '../supervisor/index.js';
 import type { PolicyRule } from '../authority/policy/index.js';
 
 /** How commands are contained: bubblewrap where it works, bubblewrap or fail, or none at all. */
@@ -26,17 +26,8 @@ export interface SecuritySettings {
   /** Where sandboxed commands' network goes (`security.network`, `--sandbox-network`). */
   network: 'proxy' | 'host';
   /** Each node's egress limits (`security.egress_max_connections`, `egress_max_bytes`). */
-  egress: EgressLimits;
+  egress: EgressHostLimits;
 }
-
-/** What one node's commands may hold and move through the egress proxy. */
-export interface EgressLimits {
-  maxConnections: number;
-  maxBytes: number;
-}
-
-/** The egress limits a node gets unless the config says otherwise. */
-export const DEFAULT_EGRESS_LIMITS: EgressLimits = { maxConnections: 64, maxBytes: 4 * 1024 ** 3 };
 
 /**
  * Everything that shapes one run, validated: what `arbor run` resolves from flags, config and

@@ -61,4 +61,4 @@ export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
 export { type ResumeState } from './resume/resume-state.js';
 export { KILL_POINTS, killAtOf } from './launch/kill-points.js';
-export { EgressHost } from './launch/egress-host.js';
+export { DEFAULT_EGRESS_LIMITS, EgressHost, type EgressHostLimits } from './launch/egress-host.js';

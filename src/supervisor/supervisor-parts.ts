@@ -1,7 +1,7 @@
 import { ARBOR_VERSION, DEFAULT_LIMITS, type SecretScrubber } from '../protocol/index.js';
 import { Budget } from './budget/index.js';
 import { ChildLauncher } from './launch/child-launcher.js';
-import { EgressHost, type EgressHostLimits } from './launch/egress-host.js';
+import { DEFAULT_EGRESS_LIMITS, EgressHost } from './launch/egress-host.js';
 import { failResponder, HumanGates, recordedGateEvents } from './gates/human-gates.js';
 import type { RecordEvent } from './event-sink.js';
 import type { LiveNodes } from './live-nodes.js';
@@ -11,9 +11,6 @@ import { SpawnDoor } from './spawn/spawn-door.js';
 import type { SupervisorOptions } from './supervisor-options.js';
 import { ToolGate } from './gates/tool-gate.js';
 import type { Tree, TreeNode } from './tree.js';
-
-/** What a node's commands may hold and move through the egress proxy, unless told otherwise. */
-const DEFAULT_EGRESS: EgressHostLimits = { maxConnections: 64, maxBytes: 4 * 1024 ** 3 };
 
 /** The parts a supervisor is made of: its ledger, gates, spawn door and nodes' environment. */
 export interface SupervisorParts {
@@ -106,7 +103,7 @@ export function supervisorParts(options: SupervisorOptions, host: PartsHost): Su
     gate,
     scrub,
     egress: new EgressHost({
-      limits: options.egress ?? DEFAULT_EGRESS,
+      limits: options.egress ?? DEFAULT_EGRESS_LIMITS,
       record: (nodeId, event) => {
         record(nodeId, event);
       },

@@ -24,6 +24,12 @@ export interface EgressHostLimits {
   maxBytes: number;
 }
 
+/** What a node's commands may hold and move through the egress proxy, unless told otherwise. */
+export const DEFAULT_EGRESS_LIMITS: EgressHostLimits = {
+  maxConnections: 64,
+  maxBytes: 4 * 1024 ** 3,
+};
+
 /** How long the proxy has to open or close a node. */
 const ANSWER_MS = 10_000;
 

@@ -1,13 +1,20 @@
+import type * as DnsPromises from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
+import type * as SpecialAddresses from '../../authority/special-addresses.js';
 import { permitsNet } from '../../authority/index.js';
 import type { Scope } from '../../protocol/index.js';
+
+/** Modules loaded on first use (a child that never fetches never loads them), then kept. */
+let dns: Promise<typeof DnsPromises> | undefined;
+let specialAddresses: Promise<typeof SpecialAddresses> | undefined;
 
 /** Resolves a host name to its addresses (`dns.lookup` order); tests stand in their own. */
 export type ResolveHost = (host: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
 /** The system resolver, loaded on first use (a child that never fetches never loads it). */
 export const resolveWithDns: ResolveHost = async (host) => {
-  const { lookup } = await import('node:dns/promises');
+  dns ??= import('node:dns/promises');
+  const { lookup } = await dns;
   return (await lookup(host, { all: true, verbatim: true })).map((a) => ({
     address: a.address,
     family: a.family === 6 ? 6 : 4,
@@ -53,7 +60,8 @@ export async function checkEgress(
   const first = addresses[0];
   if (first === undefined) return { ok: false, why: `${host} has no address` };
   // The address classifier (ipaddr.js) is loaded on first use, as the resolver is.
-  const { specialAddress } = await import('../../authority/special-addresses.js');
+  specialAddresses ??= import('../../authority/special-addresses.js');
+  const { specialAddress } = await specialAddresses;
   const special = specialAddress(first.address);
   // Named by the operator, in the run's grant: never by a narrowed `net`, which a model can ask for.
   const isNamed =
