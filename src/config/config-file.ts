@@ -8,6 +8,7 @@ import {
   DEFAULT_LIMITS,
   McpServerSpecSchema,
   DialectSchema,
+  EndpointSchema,
   formatIssues,
   HeadersSchema,
   HttpUrlSchema,
@@ -51,6 +52,19 @@ const EndpointTable = z.strictObject({
     .optional()
     .describe('Where the credential comes from: `env:NAME`. Literal keys are refused in files.'),
   headers: HeadersSchema.optional().describe('Extra request headers.'),
+  sampling: SamplingSchema.strict()
+    .optional()
+    .describe("Sampling options for this endpoint only, over `intelligence.sampling`'s."),
+  max_tokens_field: EndpointSchema.shape.max_tokens_field.describe(
+    'OpenAI chat completions: the field of the output cap (default `max_completion_tokens` for api.openai.com and Azure OpenAI, `max_tokens` elsewhere).',
+  ),
+  prompt_cache: z
+    .strictObject({
+      enabled: z.boolean().optional().describe('Whether to mark cache breakpoints (default on).'),
+      ttl: z.enum(['5m', '1h']).optional().describe('Cache entry lifetime: `5m` or `1h`.'),
+    })
+    .optional()
+    .describe('Anthropic prompt caching: breakpoints on tools + system and the newest turn.'),
 });
 
 const IntelligenceTable = z

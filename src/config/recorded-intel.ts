@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   DialectSchema,
+  EndpointSchema,
   HttpUrlSchema,
   redactUrl,
   type Endpoint,
@@ -23,6 +24,9 @@ const RecordedIntelSchema = z.object({
         dialect: DialectSchema,
         model: z.string().min(1).optional(),
         credential_ref: z.string().min(1).optional(),
+        sampling: EndpointSchema.shape.sampling,
+        max_tokens_field: EndpointSchema.shape.max_tokens_field,
+        prompt_cache: EndpointSchema.shape.prompt_cache,
       }),
     )
     .min(1),
@@ -44,6 +48,11 @@ function recordIntel(intel: IntelConfig | undefined): RecordedIntel | undefined 
       dialect: endpoint.dialect,
       ...(endpoint.model === undefined ? {} : { model: endpoint.model }),
       ...(endpoint.credential_ref === undefined ? {} : { credential_ref: endpoint.credential_ref }),
+      ...(endpoint.sampling === undefined ? {} : { sampling: endpoint.sampling }),
+      ...(endpoint.max_tokens_field === undefined
+        ? {}
+        : { max_tokens_field: endpoint.max_tokens_field }),
+      ...(endpoint.prompt_cache === undefined ? {} : { prompt_cache: endpoint.prompt_cache }),
     })),
   };
 }

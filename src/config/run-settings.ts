@@ -234,6 +234,18 @@ function resolveIntelligence(
             headers: table.headers ?? {},
             ...(table.model === undefined ? {} : { model: table.model }),
             ...(table.credential === undefined ? {} : { credential_ref: table.credential }),
+            ...(table.sampling === undefined ? {} : { sampling: table.sampling }),
+            ...(table.max_tokens_field === undefined
+              ? {}
+              : { max_tokens_field: table.max_tokens_field }),
+            ...(table.prompt_cache === undefined
+              ? {}
+              : {
+                  prompt_cache: {
+                    enabled: table.prompt_cache.enabled ?? true,
+                    ttl: table.prompt_cache.ttl ?? '5m',
+                  },
+                }),
           }))
         : section?.endpoints !== undefined
           ? section.endpoints.map((url) => ({ url, dialect, headers: {} }))

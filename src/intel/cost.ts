@@ -8,7 +8,7 @@ const PER_MILLION = 1_000_000;
  * (servers often answer with a dated snapshot of the requested alias). No price, no cost field.
  */
 export function priceUsage(
-  usage: Pick<Usage, 'input_tokens' | 'output_tokens'>,
+  usage: Omit<Usage, 'cost_usd'>,
   prices: Readonly<Record<string, ModelPrice>>,
   models: readonly string[],
 ): Usage {

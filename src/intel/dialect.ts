@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { formatIssues, type Sampling, type Usage } from '../protocol/index.js';
+import {
+  formatIssues,
+  type Endpoint,
+  type ReasoningTrace,
+  type Sampling,
+  type Usage,
+} from '../protocol/index.js';
 import { AttemptFailure } from './attempt-failure.js';
 import type { FinishReason, ModelDelta, ModelRequest, ModelToolCall } from './model.js';
 import type { SseEvent } from './sse-events.js';
@@ -10,11 +16,16 @@ export interface DialectCall {
   request: ModelRequest;
   /** The model this endpoint is asked for. */
   model: string;
-  /** The config's sampling options with the request's overrides applied. */
+  /** The config's sampling options with the endpoint's and then the request's applied over them. */
   sampling: Sampling;
   stream: boolean;
   names: ToolNames;
+  /** The endpoint's settings (its URL, output-cap field, prompt cache), never its credential. */
+  endpoint: Readonly<Omit<Endpoint, 'api_key'>>;
 }
+
+/** The token counts a dialect reads from a response (see `Usage` for what each one holds). */
+export type DecodedUsage = Omit<Usage, 'cost_usd'>;
 
 /** A dialect-neutral answer, before the client adds cost and the endpoint index. */
 export interface DecodedResponse {
@@ -22,9 +33,11 @@ export interface DecodedResponse {
   toolCalls: ModelToolCall[];
   finishReason: FinishReason;
   /** `undefined` when the endpoint did not report usage. */
-  usage: Pick<Usage, 'input_tokens' | 'output_tokens'> | undefined;
+  usage: DecodedUsage | undefined;
   /** The model the server says answered. */
   model: string | undefined;
+  /** What a reasoning model thought, verbatim, when the provider sent it back to be returned. */
+  reasoning?: ReasoningTrace;
 }
 
 /** Turns the server-sent events of one streamed answer into deltas and, at the end, an answer. */

@@ -2,6 +2,7 @@ import type {
   Dialect,
   IntelActive,
   IntelConfig,
+  ReasoningTrace,
   Sampling,
   ToolCall,
   ToolDef,
@@ -60,6 +61,11 @@ export interface ModelResponse {
   model: string;
   /** Which endpoint of the list answered (0-based). */
   endpointIndex: number;
+  /**
+   * What a reasoning model thought, verbatim (thinking blocks, encrypted reasoning items): the
+   * loop keeps it on the assistant message so the next call of the turn can send it back.
+   */
+  reasoning?: ReasoningTrace;
 }
 
 /**

@@ -20,6 +20,8 @@ export class PoolEndpoint {
   /** The model this endpoint is asked for, when it overrides the config's. */
   readonly model: string | undefined;
   readonly transport: IntelActive['transport'];
+  /** The endpoint's settings as configured, without its credential. */
+  readonly settings: Readonly<Omit<Endpoint, 'api_key'>>;
   readonly breaker: Breaker;
   readonly health: HealthRecorder;
   readonly #secrets: string[];
@@ -31,6 +33,8 @@ export class PoolEndpoint {
     const base = new URL(endpoint.url);
     this.transport = base.protocol === 'https:' ? 'https' : 'http';
     this.model = endpoint.model;
+    const { api_key: _key, ...settings } = endpoint;
+    this.settings = settings;
     // The endpoint's own headers come last so an operator can override the defaults (an Azure
     // `api-key` header, a pinned `anthropic-version`).
     this.headers = {

@@ -27,8 +27,15 @@ export function prepareCall(
   clock: Clock,
 ): PreparedCall {
   const model = request.model ?? endpoint.model ?? config.model;
-  const sampling = { ...config.sampling, ...request.sampling };
-  const body = endpoint.adapter.buildBody({ request, model, sampling, stream, names });
+  const sampling = { ...config.sampling, ...endpoint.settings.sampling, ...request.sampling };
+  const body = endpoint.adapter.buildBody({
+    request,
+    model,
+    sampling,
+    stream,
+    names,
+    endpoint: endpoint.settings,
+  });
   return {
     wire: {
       body: JSON.stringify(body),
@@ -74,5 +81,6 @@ export function toModelResponse(
     ...(answer.usage === undefined ? { usageEstimated: true } : {}),
     model: answer.model ?? prepared.model,
     endpointIndex: endpoint.index,
+    ...(answer.reasoning === undefined ? {} : { reasoning: answer.reasoning }),
   };
 }

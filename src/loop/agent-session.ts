@@ -327,6 +327,7 @@ class TurnRun {
       role: 'assistant',
       ...(response.text === '' ? {} : { text: response.text }),
       tool_calls: response.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+      ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
       ts: this.#now(),
     });
     hooks?.onEvent?.({

@@ -8,12 +8,24 @@ export function addUsage(a: Usage, b: Usage): Usage {
     a.cost_usd === undefined && b.cost_usd === undefined
       ? undefined
       : (a.cost_usd ?? 0) + (b.cost_usd ?? 0);
-  return {
+  const usage: Usage = {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
-    ...(cost === undefined ? {} : { cost_usd: cost }),
   };
+  for (const key of SPLIT_KEYS) {
+    if (a[key] !== undefined || b[key] !== undefined) usage[key] = (a[key] ?? 0) + (b[key] ?? 0);
+  }
+  if (cost !== undefined) usage.cost_usd = cost;
+  return usage;
 }
+
+/** The counts split out of the input and output totals; kept only where a side reported one. */
+const SPLIT_KEYS = [
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'reasoning_tokens',
+] as const;
 
 /**
  * A rough token estimate of a model call's input, for budget admission: four characters per token

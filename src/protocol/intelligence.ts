@@ -28,6 +28,25 @@ function describeBadUrl(input: unknown): string {
   return fallback;
 }
 
+/** How hard a reasoning model thinks (OpenAI's `reasoning_effort` / Responses `reasoning.effort`). */
+export const ReasoningEffortSchema = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
+
+/** Sampling options passed to the model. Absent fields are left to the server's defaults. */
+export const SamplingSchema = z.object({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  /** Upper bound on output tokens per model call. */
+  max_output_tokens: PositiveIntSchema.optional(),
+  stop: z.array(z.string()).optional(),
+  seed: z.number().int().optional(),
+  /** Reasoning effort for OpenAI reasoning models (chat completions and the Responses API). */
+  reasoning_effort: ReasoningEffortSchema.optional(),
+  /** Anthropic extended thinking: the token budget of thinking per call (at least 1024). */
+  thinking_budget_tokens: z.number().int().min(1024).optional(),
+});
+export type Sampling = z.infer<typeof SamplingSchema>;
+
 /**
  * One place a model can be reached. Endpoints are tried in list order; each carries its own
  * dialect and credential so a list may mix providers.
@@ -50,19 +69,29 @@ export const EndpointSchema = z.object({
   api_key: z.string().min(1).optional(),
   /** Extra request headers. Values of authentication-like headers are redacted when shown. */
   headers: HeadersSchema.default({}),
+  /**
+   * Sampling options for this endpoint, over the config's and under a call's own (a reasoning
+   * effort or thinking budget that only one provider of the list takes).
+   */
+  sampling: SamplingSchema.optional(),
+  /**
+   * OpenAI chat completions: the field the output cap is sent in. Default: `max_completion_tokens`
+   * for OpenAI's own API and Azure OpenAI (their reasoning models refuse `max_tokens`),
+   * `max_tokens` for every other OpenAI-compatible server.
+   */
+  max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+  /**
+   * Anthropic prompt caching, on when absent: breakpoints on tools + system and on the newest turn.
+   */
+  prompt_cache: z
+    .object({
+      enabled: z.boolean().default(true),
+      /** How long a cache entry lives: five minutes (writes at 1.25×) or an hour (2×). */
+      ttl: z.enum(['5m', '1h']).default('5m'),
+    })
+    .optional(),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
-
-/** Sampling options passed to the model. Absent fields are left to the server's defaults. */
-export const SamplingSchema = z.object({
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().gt(0).max(1).optional(),
-  /** Upper bound on output tokens per model call. */
-  max_output_tokens: PositiveIntSchema.optional(),
-  stop: z.array(z.string()).optional(),
-  seed: z.number().int().optional(),
-});
-export type Sampling = z.infer<typeof SamplingSchema>;
 
 /** Per-endpoint circuit breaker settings. */
 export const BreakerSettingsSchema = z.object({

@@ -41,6 +41,22 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
+/**
+ * What a reasoning model thought before it answered, exactly as its provider sent it: Anthropic's
+ * `thinking` / `redacted_thinking` blocks (with their signatures) or the Responses API's
+ * encrypted `reasoning` items. The provider requires them back, unmodified, in the next request
+ * of a tool-use turn; they are sent back only to the same dialect and model, and dropped (as the
+ * providers document) after a failover, a degrade, a swap or a fork onto another model. Opaque to
+ * arbor: no view shows them and the secret scrubber leaves them byte for byte.
+ */
+export const ReasoningTraceSchema = z.object({
+  dialect: z.string().min(1),
+  model: z.string().min(1),
+  /** The provider's blocks or items, verbatim. */
+  blocks: z.array(z.unknown()),
+});
+export type ReasoningTrace = z.infer<typeof ReasoningTraceSchema>;
+
 /** Milliseconds since the Unix epoch at which a transcript message was recorded. */
 const TimestampSchema = CountSchema.optional();
 
@@ -61,6 +77,7 @@ export const TranscriptMessageSchema = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     text: z.string().optional(),
     tool_calls: z.array(ToolCallSchema).default([]),
+    reasoning: ReasoningTraceSchema.optional(),
     ts: TimestampSchema,
   }),
   z.object({

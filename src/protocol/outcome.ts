@@ -18,10 +18,23 @@ export const TERMINAL_STATUSES = [
 export const TerminalStatusSchema = z.enum(TERMINAL_STATUSES);
 export type TerminalStatus = z.infer<typeof TerminalStatusSchema>;
 
-/** Token usage of one or more model calls, and its cost when the price is known. */
+/**
+ * Token usage of one or more model calls, and its cost when the price is known. `input_tokens` is
+ * the whole input, cached or not (so token ceilings mean the same with caching on); the cache
+ * reads and writes within it, and the reasoning tokens within `output_tokens`, are split out
+ * beside it as the provider reported them, so the cost can price each at its own rate.
+ */
 export const UsageSchema = z.object({
   input_tokens: CountSchema,
   output_tokens: CountSchema,
+  /** Input tokens read from the provider's prompt cache (part of `input_tokens`). */
+  cache_read_tokens: CountSchema.optional(),
+  /** Input tokens written to the provider's prompt cache (part of `input_tokens`). */
+  cache_write_tokens: CountSchema.optional(),
+  /** Of `cache_write_tokens`, those written with the one-hour TTL (priced higher than five minutes). */
+  cache_write_1h_tokens: CountSchema.optional(),
+  /** Output tokens the model spent reasoning (part of `output_tokens`). */
+  reasoning_tokens: CountSchema.optional(),
   cost_usd: z.number().nonnegative().optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;

@@ -8,7 +8,14 @@ import { ToolNames } from '../../src/intel/wire-names.js';
 import { isArborError, type Sampling } from '../../src/protocol/index.js';
 
 function call(request: ModelRequest, sampling: Sampling = {}, stream = false): DialectCall {
-  return { request, model: 'm', sampling, stream, names: new ToolNames(request.tools) };
+  return {
+    request,
+    model: 'm',
+    sampling,
+    stream,
+    names: new ToolNames(request.tools),
+    endpoint: { url: 'http://127.0.0.1:1/v1', dialect: 'openai', headers: {} },
+  };
 }
 
 const CONVERSATION: ModelRequest = {
