@@ -1,5 +1,5 @@
 import {
-  buildSystemPrompt,
+  agentSystemPrompt,
   seedTranscript,
   type AgentSession,
   type TurnReport,
@@ -21,12 +21,8 @@ export async function runAgent(context: ChildContext): Promise<void> {
   const { payload, channel, writer } = context;
   const session = childSession(context, {
     tools: context.tools,
-    system: buildSystemPrompt({
-      orchestrator: payload.orchestrator,
-      persona: payload.persona,
-      outputContract: payload.output_contract,
+    system: agentSystemPrompt(payload, {
       structuredOutput: context.capture !== undefined,
-      depth: payload.depth,
       isolationMarker: isolationNote(payload),
     }),
     transcript: payload.resume?.transcript ?? [

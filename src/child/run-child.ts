@@ -30,7 +30,7 @@ export interface ChildDeps {
     config: IntelConfig,
     options: {
       mode: 'one-shot' | 'long-lived';
-      onAttemptFailure?: (endpoint: number, kind: string) => void;
+      onAttemptFailure?: (endpoint: number, kind: string, ms: number) => void;
     },
   ): ModelClient;
   /** The extra CA file the process was started with (`NODE_EXTRA_CA_CERTS`), if any. */
@@ -105,9 +105,10 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
   try {
     model = deps.connectModel(payload.intelligence, {
       mode: payload.warm ? 'long-lived' : 'one-shot',
-      // Each failed attempt is reported (endpoint index and kind, never its URL): metrics count them.
-      onAttemptFailure: (endpoint, kind) => {
-        writer.event({ type: 'model.error', endpoint, kind });
+      // Each failed attempt is reported (endpoint index, kind and duration, never its URL): metrics
+      // count and time them.
+      onAttemptFailure: (endpoint, kind, ms) => {
+        writer.event({ type: 'model.error', endpoint, kind, ms });
       },
     });
   } catch (error) {

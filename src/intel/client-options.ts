@@ -18,8 +18,11 @@ export interface ModelClientOptions {
   maxRetryWaitMs?: number;
   /** The long-lived wait between sweeps while all is down. Default 1 s doubling to 30 s. */
   allDownBackoff?: BackoffCurve;
-  /** Told of every failed attempt at an endpoint (its index and the failure's kind), for metrics. */
-  onAttemptFailure?: (endpoint: number, kind: string) => void;
+  /**
+   * Told of every failed attempt at an endpoint (its index, the failure's kind and how long the
+   * attempt took, in milliseconds), for metrics.
+   */
+  onAttemptFailure?: (endpoint: number, kind: string, ms: number) => void;
 }
 
 function isNonNegative(value: number): boolean {

@@ -17,7 +17,7 @@ export interface PoolOptions {
   /** A `Retry-After` longer than this fails over instead of waiting, in milliseconds. */
   maxRetryWaitMs: number;
   /** Every failed attempt at an endpoint, retried or not (for metrics). */
-  onAttemptFailure?: ((endpoint: number, kind: string) => void) | undefined;
+  onAttemptFailure?: ((endpoint: number, kind: string, ms: number) => void) | undefined;
 }
 
 type Visit<T> = { ok: true; value: T } | { ok: false; miss: EndpointMiss };
@@ -109,7 +109,7 @@ export class EndpointPool {
         deadline.dispose(true);
         failure = this.#classify(error, deadline, signal, endpoint, ticket);
       }
-      this.#options.onAttemptFailure?.(endpoint.index, failure.kind);
+      this.#options.onAttemptFailure?.(endpoint.index, failure.kind, clock.now() - startedAt);
       const waitMs = this.#retryWait(failure, attempts);
       if (waitMs !== undefined) {
         try {

@@ -17,6 +17,7 @@ import { runSessionTools } from './session-tools.js';
 import { commitOrder, interruptedStep } from './interrupted-step.js';
 import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
+import { usageSplits } from './usage-splits.js';
 
 import type { SessionOptions, TurnReport } from './session-types.js';
 
@@ -341,6 +342,8 @@ class TurnRun {
       finishReason: response.finishReason,
       toolCalls: response.toolCalls.length,
       ...(logContent === true ? { text: response.text } : { textChars: response.text.length }),
+      ...(model === undefined ? {} : { requestModel: model }),
+      ...usageSplits(response.usage),
     });
     return response;
   }

@@ -1,4 +1,4 @@
-import type { Orchestrator } from '../protocol/index.js';
+import type { Orchestrator, SpawnPayload } from '../protocol/index.js';
 import { isolationPrompt } from '../tools/content/index.js';
 
 export interface SystemPromptParts {
@@ -41,4 +41,23 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
     );
   }
   return sections.join('\n\n');
+}
+
+/**
+ * The system prompt of a node in the `agent` role, from its payload: the child builds it to run
+ * the node, the supervisor to show it in traces (`gen_ai.system_instructions`) when content is
+ * captured. `isolationMarker` is the payload's marker when spotlighting is on.
+ */
+export function agentSystemPrompt(
+  payload: SpawnPayload,
+  options: { structuredOutput: boolean; isolationMarker: string | undefined },
+): string {
+  return buildSystemPrompt({
+    orchestrator: payload.orchestrator,
+    persona: payload.persona,
+    outputContract: payload.output_contract,
+    structuredOutput: options.structuredOutput,
+    depth: payload.depth,
+    isolationMarker: options.isolationMarker,
+  });
 }

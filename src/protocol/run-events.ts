@@ -145,9 +145,20 @@ const FIELD_SCHEMA_MAKERS = {
       toolCalls: z.number(),
       text: z.string().optional(),
       textChars: z.number().optional(),
+      /** The model the call asked for when the loop chose it (a budget degrade); absent: the endpoint's. */
+      requestModel: z.string().optional(),
+      /** Of `inputTokens`, those read from and written to the provider's prompt cache. */
+      cacheReadTokens: z.number().optional(),
+      cacheWriteTokens: z.number().optional(),
+      /** Of `outputTokens`, those the model spent reasoning. */
+      reasoningTokens: z.number().optional(),
     }),
-  /** An attempt at a model endpoint failed (it may be retried, or failed over). */
-  'model.error': () => z.object({ endpoint: z.number(), kind: z.string() }),
+  /**
+   * An attempt at a model endpoint failed (it may be retried, or failed over), after `ms`
+   * milliseconds (absent from an older child).
+   */
+  'model.error': () =>
+    z.object({ endpoint: z.number(), kind: z.string(), ms: z.number().optional() }),
   /** A piece of a node's answer as the model writes it. */
   'text.delta': () => z.object({ step: z.number(), text: z.string() }),
   /** The stream broke off and is being made again: drop this node's text since its last step. */

@@ -2,13 +2,11 @@ import { completeRequest, meetGrant } from '../authority/index.js';
 import {
   CaveatsSchema,
   intelSecrets,
-  replayTranscript,
   SecretScrubber,
   toStoredEvent,
   turnAnnounced,
   type Caveats,
   type IntelConfig,
-  type TranscriptMessage,
 } from '../protocol/index.js';
 import { SqliteStore } from '../store/index.js';
 import {
@@ -35,6 +33,7 @@ import { planResume, resumedLimits, takeOverRun, type ResumePlan } from './resum
 import type { RunSafety } from './run-safety.js';
 import type { RunConfig } from './settings.js';
 import { hostSecrets } from './host-secrets.js';
+import { StoreRunNodes } from './run-nodes.js';
 import { rootTemplate } from './root-template.js';
 
 export { rootTemplate };
@@ -168,7 +167,7 @@ export class Runtime {
     const traced = this.#options.tracing?.begin(runId, {
       name: `arbor run`,
       ...(start.traceparent === undefined ? {} : { parent: start.traceparent }),
-      prompt: (nodeId) => promptOf(this.store, runId, nodeId),
+      nodes: new StoreRunNodes(this.store, runId),
     });
     const supervisor: Supervisor = new Supervisor({
       runId,
@@ -385,13 +384,4 @@ export class Runtime {
     // The last spans go out, within a bound: a collector that is down does not hold the exit.
     await this.#options.tracing?.shutdown(TRACE_FLUSH_MS);
   }
-}
-
-/**
- * What a node's latest model call was sent: its recorded transcript without the answer that call
- * gave (the child records the answer before it reports the call).
- */
-function promptOf(store: SqliteStore, runId: string, nodeId: string): TranscriptMessage[] {
-  const messages = replayTranscript(store.listTranscript(runId, nodeId));
-  return messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
 }
