@@ -304,7 +304,7 @@ export const ConfigFileSchema = z
         capture_content: z
           .boolean()
           .optional()
-          .describe('Put prompts, completions and tool arguments in spans (off by default).'),
+          .describe('Put model messages and tool arguments in spans (off by default).'),
         trace_url: z
           .string()
           .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, {

@@ -168,7 +168,8 @@ describe('a model that echoes the run’s secrets', () => {
 
     expectNoSecret('the store', storeBytes(dir));
     const spans = JSON.stringify(collector.spans);
-    expect(spans).toContain('gen_ai.completion');
+    expect(spans).toContain('gen_ai.output.messages');
+    expect(spans).toContain('gen_ai.input.messages');
     expect(spans).toContain('[redacted]');
     expectNoSecret('the spans', spans);
   });

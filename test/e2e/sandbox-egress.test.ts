@@ -281,7 +281,7 @@ describeWithEgress('sandboxed commands reach what net names, through the egress 
       script: execAll(`curl -s http://${HOST}:${port}/`),
     });
     expect(run.code, run.stderr).toBe(0);
-    const node = collector.spans.find((s) => s.name === 'node 0');
+    const node = collector.spans.find((s) => s.name === 'invoke_agent node 0');
     const egress = collector.spans.find((s) => s.name === `egress ${HOST}:${port}`);
     expect(egress?.parentSpanId).toBe(node?.spanId);
     expect(attr(egress, 'arbor.command')).toBe(`curl -s http://${HOST}:${port}/`);

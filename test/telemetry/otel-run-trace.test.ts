@@ -51,13 +51,7 @@ const NODES: RunNodes = {
 };
 
 function placed(body: RunEventBody, at: number): RunEvent {
-  return {
-    ...body,
-    ts: new Date(at).toISOString(),
-    runId: RUN,
-    nodeId: NODE,
-    path: '0',
-  } as RunEvent;
+  return { ...body, ts: new Date(at).toISOString(), runId: RUN, nodeId: NODE, path: '0' };
 }
 
 /** One node's life: a failed attempt, a call that answers with cache and reasoning tokens, a tool. */
