@@ -184,6 +184,7 @@ export {
   type TerminalStatus,
   type Usage,
 } from './outcome.js';
+export { usageFromMetadata, usageToMetadata } from './usage-metadata.js';
 export {
   ContentFlaggedEventSchema,
   ContentIsolationSchema,
