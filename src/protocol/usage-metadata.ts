@@ -29,9 +29,20 @@ const SPLITS = [
   ['reasoning_tokens', 'reasoningTokens'],
 ] as const;
 
+/** A usage in camelCase, as task metadata and the API's `usage` event carry it. */
+export interface CamelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number;
+}
+
 /** A usage as task metadata: the totals, the splits where reported, the cost where known. */
-export function usageToMetadata(usage: Usage): Record<string, number> {
-  const metadata: Record<string, number> = {
+export function usageToMetadata(usage: Usage): CamelUsage {
+  const metadata: CamelUsage = {
     inputTokens: usage.input_tokens,
     outputTokens: usage.output_tokens,
   };
