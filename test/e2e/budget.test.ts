@@ -108,6 +108,33 @@ describe('budget', () => {
     expect(report?.usage.cost_usd).toBeCloseTo(4, 6);
   });
 
+  it('stops a money ceiling with no prices configured: the default table prices a known model, exit 7', async () => {
+    const server = await fakeLlm({ scripts: [{ steps: endless('spend', 100_000) }] });
+    // gpt-4o-mini in the default table: $0.15 per million input tokens, so $0.015 a call.
+    const result = await runArbor(
+      [
+        'run',
+        '--intel',
+        server.url,
+        '--model',
+        'gpt-4o-mini',
+        '--json',
+        '--max-steps',
+        '1000',
+        '--budget-usd',
+        '0.04',
+        'Spend money forever.',
+      ],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    const report = JSON.parse(result.stdout) as Report;
+    expect(result.code, result.stderr).toBe(7);
+    expect(report.status).toBe('exhausted_budget');
+    expect(report.reason).toContain('money budget spent: $0.0450 of $0.0400 used');
+    expect(server.requests).toHaveLength(3);
+    expect(report.usage.cost_usd).toBeCloseTo(0.045, 9);
+  });
+
   it('stops a runaway grandchild at its grant while its sibling finishes, and its parent sees exhausted_tokens', async () => {
     const playbook = {
       scripts: [
