@@ -135,6 +135,43 @@ describe('budget', () => {
     expect(report.usage.cost_usd).toBeCloseTo(0.045, 9);
   });
 
+  it('prices an in-process child’s calls as it prices a process child’s: in the supervisor, from the default table', async () => {
+    const server = await fakeLlm({
+      scripts: [
+        {
+          match: { contains: 'In-process helper' },
+          steps: [{ text: 'helped', usage: { input_tokens: 2_000_000, output_tokens: 1_000_000 } }],
+        },
+        {
+          match: { contains: 'Price the helper' },
+          steps: [
+            {
+              tool_calls: [
+                {
+                  name: 'subagent.run',
+                  args: { instruction: 'In-process helper', provider: 'spawn' },
+                },
+              ],
+              usage: { input_tokens: 1_000_000, output_tokens: 0 },
+            },
+            { text: 'priced', usage: { input_tokens: 0, output_tokens: 0 } },
+          ],
+        },
+      ],
+    });
+    const result = await runArbor(
+      ['run', '--intel', server.url, '--model', 'gpt-4o-mini', '--json', 'Price the helper.'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    const byPath = new Map(report.nodes.map((n) => [n.path, n]));
+    // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+    expect(byPath.get('0')?.usage.cost_usd).toBeCloseTo(0.15, 9);
+    expect(byPath.get('0.1')?.usage.cost_usd).toBeCloseTo(0.3 + 0.6, 9);
+    expect(report.usage.cost_usd).toBeCloseTo(1.05, 9);
+  });
+
   it('stops a runaway grandchild at its grant while its sibling finishes, and its parent sees exhausted_tokens', async () => {
     const playbook = {
       scripts: [
