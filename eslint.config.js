@@ -148,7 +148,8 @@ export default tseslint.config(
           paths: [
             {
               name: '@pydantic/genai-prices',
-              message: 'The price table is the supervisor’s: import it from src/supervisor/pricing/.',
+              message:
+                'The price table is the supervisor’s: import it from src/supervisor/pricing/.',
             },
           ],
         },

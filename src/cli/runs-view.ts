@@ -25,7 +25,8 @@ export function usageText(usage: Usage): string {
  * ones. Counts as given, or shortened (`1.2k`) with `short`.
  */
 export function splitText(usage: Usage, short = false): string {
-  const count = (n: number): string => (short && n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+  const count = (n: number): string =>
+    short && n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
   const parts = [
     usage.cache_read_tokens === undefined ? '' : `${count(usage.cache_read_tokens)} cached`,
     usage.cache_write_tokens === undefined ? '' : `${count(usage.cache_write_tokens)} cache write`,

@@ -91,9 +91,7 @@ const IntelligenceTable = z
     prices: z
       .record(z.string(), ModelPriceSchema)
       .optional()
-      .describe(
-        'USD per million tokens, keyed by model name, over the default table (cache_read_per_mtok, cache_write_per_mtok, cache_write_1h_per_mtok optional).',
-      ),
+      .describe('USD per million tokens by model name, over the default table (budget.md).'),
     breaker: z
       .strictObject({
         threshold: z.number().int().positive().optional().describe('Failures that open it.'),

@@ -1,6 +1,6 @@
 import type { IntelConfig } from '../protocol/index.js';
 import type { Clock } from './clock.js';
-import type { DecodedResponse } from './dialect.js';
+import type { DecodedResponse, DecodedUsage } from './dialect.js';
 import type { WireCall } from './model-attempts.js';
 import type { ModelRequest, ModelResponse } from './model.js';
 import type { PoolEndpoint } from './pool-endpoint.js';
@@ -45,7 +45,7 @@ export function prepareCall(
   };
 }
 
-function estimateUsage(answer: DecodedResponse, prepared: PreparedCall) {
+function estimateUsage(answer: DecodedResponse, prepared: PreparedCall): DecodedUsage {
   const outputChars =
     answer.text.length +
     answer.toolCalls.reduce(

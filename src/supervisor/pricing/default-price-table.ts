@@ -20,7 +20,7 @@ export const PRICE_TABLE_SOURCE = {
 } as const;
 
 /** Where a call was answered, to choose the provider whose prices apply. */
-export interface PriceHint {
+interface PriceHint {
   /** The endpoint's URL: a provider's own API (`api.openai.com`, …) is recognised by it. */
   url?: string;
   /** The endpoint's dialect: an unrecognised URL (a proxy, a local server) speaking a provider's dialect. */
@@ -30,7 +30,11 @@ export interface PriceHint {
 /** The table's name for the provider whose dialect an endpoint speaks. */
 function providerOfDialect(dialect: string | undefined): string | undefined {
   if (dialect === undefined) return undefined;
-  return dialect === 'anthropic' ? 'anthropic' : dialect.startsWith('openai') ? 'openai' : undefined;
+  return dialect === 'anthropic'
+    ? 'anthropic'
+    : dialect.startsWith('openai')
+      ? 'openai'
+      : undefined;
 }
 
 /**
@@ -73,7 +77,7 @@ function tableUsage(usage: Usage): Record<string, number> {
 }
 
 /** What `arbor doctor` says of the default table: its source, its date and its size. */
-export interface PriceTableInfo {
+interface PriceTableInfo {
   package: string;
   version: string;
   published: string;

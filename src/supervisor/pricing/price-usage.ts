@@ -3,7 +3,7 @@ import { defaultCost } from './default-price-table.js';
 import { overrideCost } from './override-price.js';
 
 /** Which call a usage report is of: the model that answered and the endpoint it answered on. */
-export interface Answered {
+interface Answered {
   /** The model as the server named it. */
   model?: string | undefined;
   /** The endpoint's index in the node's intelligence. */
