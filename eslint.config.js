@@ -135,6 +135,27 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'ui/src/**/*.{ts,tsx}'],
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
   },
+  // The default price table (about 0.8 MB of data, some 80 ms to load) is the supervisor's: a
+  // child reports tokens and never prices them, so only src/supervisor/pricing/ may import it
+  // (test/supervisor/child-bundle.test.ts checks the child's bundles).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/supervisor/pricing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@pydantic/genai-prices',
+              message:
+                'The price table is the supervisor’s: import it from src/supervisor/pricing/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Parse at the edge: JSON.parse only in the modules that take input from outside.
   // Stdout is a protocol channel: only the CLI's output module touches the process streams.
   {

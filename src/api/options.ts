@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type {
   Dialect,
   McpServerSpecSchema,
+  ModelPrice,
   RuntimeTrifectaMode,
   Sampling,
   Scope,
@@ -54,8 +55,8 @@ export interface IntelligenceOption {
   timeout?: string;
   retries?: number;
   sampling?: Sampling;
-  /** USD per million tokens, by model name. */
-  prices?: Record<string, { input: number; output: number }>;
+  /** USD per million tokens, by model name, over the default price table (docs/budget.md). */
+  prices?: Record<string, ModelPrice>;
   breaker?: { threshold?: number; cooldown?: string; cooldownMax?: string };
   swapPolicy?: 'finish-on-old' | 'restart-turn';
 }

@@ -35,8 +35,9 @@ export function channelHooks(
       // The risk score decays per step, after the step is reported.
       if (event.type === 'loop.step') context.tools.step();
     },
-    onUsage: (usage) => {
-      writer.send({ type: 'usage', ...usage });
+    onUsage: (usage, answered) => {
+      // Tokens only: the supervisor prices them (the price table never loads in a child).
+      writer.send({ type: 'usage', ...usage, model: answered.model, endpoint: answered.endpoint });
     },
     onTranscript: (entry) => {
       sendTranscript(writer, entry);

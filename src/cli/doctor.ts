@@ -1,4 +1,5 @@
 import { checkEgress } from './doctor-egress.js';
+import { checkPrices } from './doctor-prices.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_DB_PATH, openSqlDatabase } from '../store/index.js';
@@ -18,7 +19,8 @@ import { parseCommandArgs } from './usage-error.js';
 const DOCTOR_HELP = `Usage: arbor doctor [--db PATH] [--config FILE] [--json]
 
 Checks what this machine has and lacks for arbor, one line each: Node.js, the run store, SQLite,
-the exec sandbox (bubblewrap), git and the MCP SDK. bubblewrap and git are taken from /usr/bin,
+the exec sandbox (bubblewrap), git, the MCP SDK and the price table (its source, its date, and
+each configured model it has no price for). bubblewrap and git are taken from /usr/bin,
 /bin, /usr/local/bin or /usr/sbin (or ARBOR_BWRAP, ARBOR_GIT), never from PATH, and each line says
 where one came from and whether it can be trusted: outside every path an agent may write, owned by
 root or you, no directory on the way writable by others. A sandbox that cannot be trusted counts
@@ -68,6 +70,7 @@ export async function doctor(args: string[], io: CliIo): Promise<number> {
     ),
     checkGit(io.env, config?.security?.git, trust),
     await checkMcpSdk(),
+    ...(await checkPrices(config, io.env)),
   ];
   if (values.json === true) {
     await write(io.stdout, `${JSON.stringify({ checks })}\n`);

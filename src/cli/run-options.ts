@@ -58,7 +58,7 @@ Model:
 Limits:
   --max-steps N            model calls the root may make (default ${DEFAULT_LIMITS.maxSteps})
   --max-tokens N           tokens the whole tree may use (the ceiling; children get shares)
-  --budget-usd X           money the whole tree may spend, priced from intelligence.prices
+  --budget-usd X           money the whole tree may spend (default price table, or intelligence.prices)
   --deadline DURATION      wall-clock limit, e.g. 500ms, 30s, 5m, 1h, 7d (at most 24d)
   --max-depth N            levels of delegation allowed below the root (default ${DEFAULT_LIMITS.maxDepth})
 

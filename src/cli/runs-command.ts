@@ -5,7 +5,7 @@ import { DEFAULT_DB_PATH, withStore, type SqliteStore } from '../store/index.js'
 import { sleep } from '../supervisor/index.js';
 import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
-import { duration, oneLine, table, transcriptText, usageText } from './runs-view.js';
+import { duration, oneLine, splitText, table, transcriptText, usageText } from './runs-view.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
 const RUNS_HELP = `Usage: arbor runs <command> [options]
@@ -72,7 +72,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
             run.created_at.replace('T', ' ').slice(0, 19),
             duration(run.duration_ms),
             String(run.nodes),
-            `${run.input_tokens}+${run.output_tokens}`,
+            `${run.input_tokens}+${run.output_tokens}${splitText(run, true)}`,
             run.cost_usd === undefined ? '-' : `$${run.cost_usd.toFixed(4)}`,
             oneLine(run.instruction, 60),
           ]),

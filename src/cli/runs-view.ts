@@ -13,9 +13,26 @@ export function duration(ms: number | undefined): string {
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
+/** A node's usage in `arbor runs show`: `1200+300 tok (900 cached) $0.0031`. */
 export function usageText(usage: Usage): string {
-  const tokens = `${usage.input_tokens}+${usage.output_tokens} tok`;
+  const tokens = `${usage.input_tokens}+${usage.output_tokens} tok${splitText(usage)}`;
   return usage.cost_usd === undefined ? tokens : `${tokens} $${usage.cost_usd.toFixed(4)}`;
+}
+
+/**
+ * The cache and reasoning tokens within a usage's totals, where the provider reported any:
+ * ` (900 cached, 120 cache write, 40 reasoning)`, or nothing. Cache writes include the one-hour
+ * ones. Counts as given, or shortened (`1.2k`) with `short`.
+ */
+export function splitText(usage: Usage, short = false): string {
+  const count = (n: number): string =>
+    short && n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  const parts = [
+    usage.cache_read_tokens === undefined ? '' : `${count(usage.cache_read_tokens)} cached`,
+    usage.cache_write_tokens === undefined ? '' : `${count(usage.cache_write_tokens)} cache write`,
+    usage.reasoning_tokens === undefined ? '' : `${count(usage.reasoning_tokens)} reasoning`,
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 
 /** Rows as a table: columns padded to their widest cell, the last one left as it is. */

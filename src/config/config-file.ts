@@ -91,7 +91,7 @@ const IntelligenceTable = z
     prices: z
       .record(z.string(), ModelPriceSchema)
       .optional()
-      .describe('USD per million tokens, keyed by model name.'),
+      .describe('USD per million tokens by model name, over the default table (budget.md).'),
     breaker: z
       .strictObject({
         threshold: z.number().int().positive().optional().describe('Failures that open it.'),

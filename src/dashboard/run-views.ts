@@ -31,9 +31,8 @@ export function summarize(run: RunRecord, nodes: readonly NodeRecord[]): RunSumm
           duration_ms: run.endedAt - run.createdAt,
         }),
     nodes: nodes.length,
-    input_tokens: total.input_tokens,
-    output_tokens: total.output_tokens,
-    ...(total.cost_usd === undefined ? {} : { cost_usd: total.cost_usd }),
+    // The totals, the cache and reasoning splits where reported, the cost where known.
+    ...total,
   };
 }
 

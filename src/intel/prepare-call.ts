@@ -1,7 +1,6 @@
-import type { IntelConfig, ModelPrice } from '../protocol/index.js';
+import type { IntelConfig } from '../protocol/index.js';
 import type { Clock } from './clock.js';
-import { priceUsage } from './cost.js';
-import type { DecodedResponse } from './dialect.js';
+import type { DecodedResponse, DecodedUsage } from './dialect.js';
 import type { WireCall } from './model-attempts.js';
 import type { ModelRequest, ModelResponse } from './model.js';
 import type { PoolEndpoint } from './pool-endpoint.js';
@@ -12,7 +11,6 @@ export interface PreparedCall {
   wire: WireCall;
   /** The model asked for: the request's, else the endpoint's, else the config's. */
   model: string;
-  prices: Readonly<Record<string, ModelPrice>>;
 }
 
 /** About four characters a token: the usual rule of thumb, used only when a server reports none. */
@@ -44,11 +42,10 @@ export function prepareCall(
       now: () => clock.now(),
     },
     model,
-    prices: config.prices,
   };
 }
 
-function estimateUsage(answer: DecodedResponse, prepared: PreparedCall) {
+function estimateUsage(answer: DecodedResponse, prepared: PreparedCall): DecodedUsage {
   const outputChars =
     answer.text.length +
     answer.toolCalls.reduce(
@@ -61,18 +58,17 @@ function estimateUsage(answer: DecodedResponse, prepared: PreparedCall) {
   };
 }
 
-/** The response the loop sees: the answer with its cost, its model and the endpoint that gave it. */
+/**
+ * The response the loop sees: the answer with its usage, its model and the endpoint that gave it.
+ * The usage carries no cost: the supervisor prices it (`src/supervisor/pricing/`), so the price
+ * table never loads in a child.
+ */
 export function toModelResponse(
   answer: DecodedResponse,
   endpoint: PoolEndpoint,
   prepared: PreparedCall,
 ): ModelResponse {
-  const models = [answer.model, prepared.model].filter((m): m is string => m !== undefined);
-  const usage = priceUsage(
-    answer.usage ?? estimateUsage(answer, prepared),
-    prepared.prices,
-    models,
-  );
+  const usage = answer.usage ?? estimateUsage(answer, prepared);
   return {
     text: answer.text,
     toolCalls: answer.toolCalls,

@@ -321,7 +321,7 @@ class TurnRun {
       bounded.dispose();
     }
     this.#usage = addUsage(this.#usage, response.usage);
-    hooks?.onUsage?.(response.usage);
+    hooks?.onUsage?.(response.usage, { model: response.model, endpoint: response.endpointIndex });
     // The answer is recorded before it is reported: a crash after the call keeps it.
     if (response.text !== '') this.#text = response.text;
     this.#append({

@@ -22,8 +22,11 @@ export interface SessionHooks {
   onEvent?(event: ChildEvent): void;
   /** Each change to the transcript, as it happens (a tool result as soon as its call ends). */
   onTranscript?(entry: TranscriptEntry): void;
-  /** Usage of each model call, reported right after the call. */
-  onUsage?(usage: Usage): void;
+  /**
+   * Usage of each model call, reported right after the call, with the model that answered and
+   * the index of its endpoint (so the supervisor can price it).
+   */
+  onUsage?(usage: Usage, answered: { model: string; endpoint: number }): void;
   /** Budget admission before each model call; throws `ArborError('budget_refused')` to refuse. */
   admit?(estimate: number, options: { signal: AbortSignal }): Promise<Admission>;
   /** Resolves when the session may go on (not paused); called at every step boundary. */

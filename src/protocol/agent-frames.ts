@@ -25,8 +25,20 @@ export const EventFrameSchema = z.object({
   fields: JsonObjectSchema.default({}),
 });
 
-/** Usage of the model calls made since the last `usage` frame. */
-export const UsageFrameSchema = z.object({ type: z.literal('usage') }).extend(UsageSchema.shape);
+/**
+ * Usage of the model calls made since the last `usage` frame (arbor's own children send one per
+ * call), as the provider reported it. The supervisor prices it (`src/pricing/`) from `model` and
+ * `endpoint`; a `cost_usd` the sender gives (an A2A peer's own price) is kept as it is.
+ */
+export const UsageFrameSchema = z
+  .object({
+    type: z.literal('usage'),
+    /** The model that answered, as the server named it (absent from older children). */
+    model: z.string().min(1).optional(),
+    /** The index of the endpoint that answered, in the node's intelligence. */
+    endpoint: CountSchema.optional(),
+  })
+  .extend(UsageSchema.shape);
 
 /** A warm session finished one turn and stays alive for the next. Not terminal. */
 export const TurnFrameSchema = z.object({ type: z.literal('turn'), outcome: OutcomeSchema });

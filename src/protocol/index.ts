@@ -184,6 +184,7 @@ export {
   type TerminalStatus,
   type Usage,
 } from './outcome.js';
+export { usageFromMetadata, usageToMetadata, type CamelUsage } from './usage-metadata.js';
 export {
   ContentFlaggedEventSchema,
   ContentIsolationSchema,

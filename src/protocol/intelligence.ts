@@ -104,10 +104,19 @@ export const BreakerSettingsSchema = z.object({
 });
 export type BreakerSettings = z.infer<typeof BreakerSettingsSchema>;
 
-/** USD price per million tokens for one model. */
+/**
+ * USD per million tokens for one model: a price of the user's, over the default table
+ * (docs/budget.md). Input is priced per kind: uncached input at `input_per_mtok`, cache reads at
+ * `cache_read_per_mtok` (default: the input rate), cache writes at `cache_write_per_mtok`
+ * (default: the input rate) and one-hour writes at `cache_write_1h_per_mtok` (default: the
+ * five-minute write rate). Reasoning tokens are output tokens and priced as such.
+ */
 export const ModelPriceSchema = z.object({
   input_per_mtok: z.number().nonnegative(),
   output_per_mtok: z.number().nonnegative(),
+  cache_read_per_mtok: z.number().nonnegative().optional(),
+  cache_write_per_mtok: z.number().nonnegative().optional(),
+  cache_write_1h_per_mtok: z.number().nonnegative().optional(),
 });
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
@@ -121,7 +130,10 @@ export const IntelConfigSchema = z.object({
   /** Retries on the same endpoint for 429 and 5xx before failing over. */
   retries: CountSchema.default(2),
   breaker: BreakerSettingsSchema.prefault({}),
-  /** Price table keyed by model name, used to compute `cost_usd` in usage. */
+  /**
+   * Prices of the user's keyed by model name, over the default table. The supervisor prices each
+   * call's usage with them; a child never does.
+   */
   prices: z.record(z.string(), ModelPriceSchema).default({}),
 });
 export type IntelConfig = z.infer<typeof IntelConfigSchema>;

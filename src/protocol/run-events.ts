@@ -183,11 +183,18 @@ const FIELD_SCHEMA_MAKERS = {
       ms: z.number(),
       content: z.unknown().optional(),
     }),
-  /** Tokens (and cost) of one model call of a node. */
+  /**
+   * Tokens (and cost) of one model call of a node: the totals, and the cache reads, cache writes
+   * (the one-hour ones among them) and reasoning tokens within them where the provider reported them.
+   */
   usage: () =>
     z.object({
       inputTokens: z.number(),
       outputTokens: z.number(),
+      cacheReadTokens: z.number().optional(),
+      cacheWriteTokens: z.number().optional(),
+      cacheWrite1hTokens: z.number().optional(),
+      reasoningTokens: z.number().optional(),
       costUsd: z.number().optional(),
     }),
   /** A warm node answered a message. */

@@ -21,6 +21,13 @@ export const RunSummarySchema = z.object({
   nodes: z.number(),
   input_tokens: z.number(),
   output_tokens: z.number(),
+  /** The cache and reasoning splits, where any node's calls reported them (see `UsageSchema`). */
+  ...UsageSchema.pick({
+    cache_read_tokens: true,
+    cache_write_tokens: true,
+    cache_write_1h_tokens: true,
+    reasoning_tokens: true,
+  }).shape,
   cost_usd: z.number().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../protocol/index.js';
+import { usageToMetadata, type RunEvent } from '../protocol/index.js';
 import type { SupervisorEvent } from '../supervisor/index.js';
 
 /**
@@ -31,9 +31,8 @@ export function eventOf(
         runId,
         nodeId: event.nodeId,
         ...withPath(pathOf(event.nodeId)),
-        inputTokens: event.usage.input_tokens,
-        outputTokens: event.usage.output_tokens,
-        ...(event.usage.cost_usd === undefined ? {} : { costUsd: event.usage.cost_usd }),
+        // The totals, the cache and reasoning splits where reported, the cost where known.
+        ...usageToMetadata(event.usage),
       };
     case 'turn':
       return {

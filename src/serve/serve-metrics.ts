@@ -13,6 +13,7 @@ export class ServeMetrics {
   readonly #runsActive: Gauge;
   readonly #nodesActive: Gauge;
   readonly #tokens: Counter<'direction'>;
+  readonly #tokenSplits: Counter<'type'>;
   readonly #cost: Counter;
   readonly #modelCalls: Counter<'endpoint'>;
   readonly #modelErrors: Counter<'endpoint' | 'kind'>;
@@ -51,6 +52,11 @@ export class ServeMetrics {
       'arbor_tokens_total',
       'Model tokens used, by direction (input, output).',
       ['direction'],
+    );
+    this.#tokenSplits = counter(
+      'arbor_token_splits_total',
+      'Of the tokens in arbor_tokens_total, those the provider reported by type: cache_read and cache_write (input; cache_write_1h counts the one-hour writes among them) and reasoning (output).',
+      ['type'],
     );
     this.#cost = counter(
       'arbor_cost_usd_total',
@@ -106,6 +112,7 @@ export class ServeMetrics {
     this.#ready = gauge('arbor_ready', '1 while /readyz says ready.');
     this.#draining = gauge('arbor_draining', '1 while the server drains.');
     for (const status of ['input', 'output']) this.#tokens.inc({ direction: status }, 0);
+    for (const type of TOKEN_SPLITS.map(([, label]) => label)) this.#tokenSplits.inc({ type }, 0);
     this.#intelAllDown.set(0);
   }
 
@@ -163,6 +170,10 @@ export class ServeMetrics {
     usage: (event) => {
       this.#tokens.inc({ direction: 'input' }, event.inputTokens);
       this.#tokens.inc({ direction: 'output' }, event.outputTokens);
+      for (const [field, type] of TOKEN_SPLITS) {
+        const tokens = event[field];
+        if (tokens !== undefined) this.#tokenSplits.inc({ type }, tokens);
+      }
       if (event.costUsd !== undefined) this.#cost.inc(event.costUsd);
     },
     'model.call': (event) => {
@@ -212,6 +223,14 @@ export class ServeMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }
+
+/** The split counts of a `usage` event and their `type` label. */
+const TOKEN_SPLITS = [
+  ['cacheReadTokens', 'cache_read'],
+  ['cacheWriteTokens', 'cache_write'],
+  ['cacheWrite1hTokens', 'cache_write_1h'],
+  ['reasoningTokens', 'reasoning'],
+] as const;
 
 /** arbor's own tool families; any other name (an MCP or host tool, or one the model made up) is `other`. */
 const KINDS = new Set([

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
-import type { TerminalStatus, Usage } from '../protocol/index.js';
+import {
+  usageToMetadata,
+  type CamelUsage,
+  type TerminalStatus,
+  type Usage,
+} from '../protocol/index.js';
 
 /** The A2A task states that end a task. */
 const FINAL_STATES: readonly TaskState[] = [
@@ -105,13 +110,12 @@ export function answerArtifact(text: string, structured: unknown): Artifact {
   };
 }
 
-/** Usage as task metadata (`arbor/usage`), in A2A's JSON casing (camelCase), as all of it is. */
-export function usageMetadata(usage: Usage): Record<string, number> {
-  return {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
-  };
+/**
+ * Usage as task metadata (`arbor/usage`), in A2A's JSON casing (camelCase), as all of it is: the
+ * totals, the cache and reasoning splits where reported, the cost where known.
+ */
+export function usageMetadata(usage: Usage): CamelUsage {
+  return usageToMetadata(usage);
 }
 
 /** A new task, submitted. */

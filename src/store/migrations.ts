@@ -128,4 +128,16 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX a2a_tasks_by_run ON a2a_tasks (run_id);
   `,
+  // Cache reads and writes and reasoning tokens, split out of the totals; NULL where no call of
+  // the node reported one (and in every row written before them).
+  `
+  ALTER TABLE nodes ADD COLUMN cache_read_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN cache_write_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN cache_write_1h_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN reasoning_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_cache_read_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_cache_write_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_cache_write_1h_tokens INTEGER;
+  ALTER TABLE nodes ADD COLUMN subtree_reasoning_tokens INTEGER;
+  `,
 ];

@@ -6,6 +6,7 @@ import {
   type TranscriptEntry,
 } from '../protocol/index.js';
 import { RunOwnerSchema, type RunOwner } from './run-owner.js';
+import { splitsFromRow, type SplitRow } from './usage-columns.js';
 import type {
   EventRecord,
   GateRecord,
@@ -31,7 +32,8 @@ export interface RunRow {
   meta: string;
 }
 
-export interface NodeRow {
+/** A node's row; its cache and reasoning splits are NULL when never reported. */
+export interface NodeRow extends SplitRow {
   run_id: string;
   id: string;
   parent_id: string | null;
@@ -99,6 +101,7 @@ export function nodeFromRow(row: NodeRow): NodeRecord {
     usage: {
       input_tokens: row.input_tokens,
       output_tokens: row.output_tokens,
+      ...splitsFromRow(row),
       ...(row.cost_usd === null ? {} : { cost_usd: row.cost_usd }),
     },
     ...(row.subtree_input_tokens === null || row.subtree_output_tokens === null
@@ -107,6 +110,7 @@ export function nodeFromRow(row: NodeRow): NodeRecord {
           subtreeUsage: {
             input_tokens: row.subtree_input_tokens,
             output_tokens: row.subtree_output_tokens,
+            ...splitsFromRow(row, 'subtree_'),
             ...(row.subtree_cost_usd === null ? {} : { cost_usd: row.subtree_cost_usd }),
           },
         }),

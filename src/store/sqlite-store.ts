@@ -14,6 +14,7 @@ import { pruneRuns } from './prune-runs.js';
 import { MemoryAndGates } from './sqlite-memory-gates.js';
 import { SqliteTasks } from './sqlite-tasks.js';
 import { WriteBatch } from './write-batch.js';
+import { ADD_SPLITS_SQL, SPLIT_COLUMNS, splitParams } from './usage-columns.js';
 import { RunDurability, type InterruptedRun, type RunHold } from './sqlite-durability.js';
 import { LEASE_RENEW_MS, processOwner, type RunOwner } from './run-owner.js';
 import {
@@ -211,6 +212,7 @@ export class SqliteStore implements RunStore {
       input_tokens: node.usage.input_tokens,
       output_tokens: node.usage.output_tokens,
       cost_usd: node.usage.cost_usd ?? null,
+      ...splitParams(node.usage),
       outcome: node.outcome === undefined ? null : JSON.stringify(node.outcome),
       error: node.error ?? null,
     });
@@ -234,6 +236,8 @@ export class SqliteStore implements RunStore {
       set('subtree_input_tokens', patch.subtreeUsage.input_tokens);
       set('subtree_output_tokens', patch.subtreeUsage.output_tokens);
       set('subtree_cost_usd', patch.subtreeUsage.cost_usd ?? null);
+      const splits = splitParams(patch.subtreeUsage);
+      for (const column of SPLIT_COLUMNS) set(`subtree_${column}`, splits[column]);
     }
     if (columns.length === 0) return;
     const update = this.#nodeUpdate(columns);
@@ -301,6 +305,7 @@ export class SqliteStore implements RunStore {
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
       cost_usd: usage.cost_usd ?? null,
+      ...splitParams(usage),
     };
     this.#batch.add(() => {
       this.#statements.addUsage.run(row);
@@ -371,9 +376,11 @@ function prepare(db: SqlDatabase) {
     getRun: db.prepare('SELECT * FROM runs WHERE id = ?'),
     insertNode: db.prepare(
       `INSERT INTO nodes (run_id, id, parent_id, path, depth, provider, instruction, status, payload, attempts,
-        created_at, started_at, ended_at, input_tokens, output_tokens, cost_usd, outcome, error)
+        created_at, started_at, ended_at, input_tokens, output_tokens, cost_usd, ${SPLIT_COLUMNS.join(', ')},
+        outcome, error)
        VALUES (@run_id, @id, @parent_id, @path, @depth, @provider, @instruction, @status, @payload, @attempts,
-        @created_at, @started_at, @ended_at, @input_tokens, @output_tokens, @cost_usd, @outcome, @error)`,
+        @created_at, @started_at, @ended_at, @input_tokens, @output_tokens, @cost_usd,
+        ${SPLIT_COLUMNS.map((column) => `@${column}`).join(', ')}, @outcome, @error)`,
     ),
     getNode: db.prepare('SELECT * FROM nodes WHERE run_id = ? AND id = ?'),
     listNodes: db.prepare('SELECT * FROM nodes WHERE run_id = ? ORDER BY created_at, path'),
@@ -385,7 +392,8 @@ function prepare(db: SqlDatabase) {
     ),
     addUsage: db.prepare(
       `UPDATE nodes SET input_tokens = input_tokens + @input_tokens, output_tokens = output_tokens + @output_tokens,
-        cost_usd = CASE WHEN @cost_usd IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost_usd END
+        cost_usd = CASE WHEN @cost_usd IS NULL THEN cost_usd ELSE COALESCE(cost_usd, 0) + @cost_usd END,
+        ${ADD_SPLITS_SQL}
        WHERE run_id = @run_id AND id = @id`,
     ),
   };

@@ -108,6 +108,70 @@ describe('budget', () => {
     expect(report?.usage.cost_usd).toBeCloseTo(4, 6);
   });
 
+  it('stops a money ceiling with no prices configured: the default table prices a known model, exit 7', async () => {
+    const server = await fakeLlm({ scripts: [{ steps: endless('spend', 100_000) }] });
+    // gpt-4o-mini in the default table: $0.15 per million input tokens, so $0.015 a call.
+    const result = await runArbor(
+      [
+        'run',
+        '--intel',
+        server.url,
+        '--model',
+        'gpt-4o-mini',
+        '--json',
+        '--max-steps',
+        '1000',
+        '--budget-usd',
+        '0.04',
+        'Spend money forever.',
+      ],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    const report = JSON.parse(result.stdout) as Report;
+    expect(result.code, result.stderr).toBe(7);
+    expect(report.status).toBe('exhausted_budget');
+    expect(report.reason).toContain('money budget spent: $0.0450 of $0.0400 used');
+    expect(server.requests).toHaveLength(3);
+    expect(report.usage.cost_usd).toBeCloseTo(0.045, 9);
+  });
+
+  it('prices an in-process child’s calls as it prices a process child’s: in the supervisor, from the default table', async () => {
+    const server = await fakeLlm({
+      scripts: [
+        {
+          match: { contains: 'In-process helper' },
+          steps: [{ text: 'helped', usage: { input_tokens: 2_000_000, output_tokens: 1_000_000 } }],
+        },
+        {
+          match: { contains: 'Price the helper' },
+          steps: [
+            {
+              tool_calls: [
+                {
+                  name: 'subagent.run',
+                  args: { instruction: 'In-process helper', provider: 'spawn' },
+                },
+              ],
+              usage: { input_tokens: 1_000_000, output_tokens: 0 },
+            },
+            { text: 'priced', usage: { input_tokens: 0, output_tokens: 0 } },
+          ],
+        },
+      ],
+    });
+    const result = await runArbor(
+      ['run', '--intel', server.url, '--model', 'gpt-4o-mini', '--json', 'Price the helper.'],
+      { env: { ARBOR_DB: tempDb() } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    const byPath = new Map(report.nodes.map((n) => [n.path, n]));
+    // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+    expect(byPath.get('0')?.usage.cost_usd).toBeCloseTo(0.15, 9);
+    expect(byPath.get('0.1')?.usage.cost_usd).toBeCloseTo(0.3 + 0.6, 9);
+    expect(report.usage.cost_usd).toBeCloseTo(1.05, 9);
+  });
+
   it('stops a runaway grandchild at its grant while its sibling finishes, and its parent sees exhausted_tokens', async () => {
     const playbook = {
       scripts: [

@@ -11,6 +11,10 @@ import { describe, expect, it } from 'vitest';
  */
 const ENTRY = fileURLToPath(new URL('../../dist/bundle/child.mjs', import.meta.url));
 const MCP_SDK = 'node_modules/@modelcontextprotocol/sdk/';
+/** The path the bundler notes for the price table's module (as `//#region …`). */
+const PRICE_TABLE = 'node_modules/@pydantic/genai-prices/';
+/** The supervisor's bundle carries it: the marker is the one a bundle of it writes. */
+const CLI = fileURLToPath(new URL('../../dist/bundle/arbor.mjs', import.meta.url));
 
 /** Relative imports of a bundle file: static (`import … from`, `export … from`) and dynamic. */
 function importsOf(source: string): { static: string[]; dynamic: string[] } {
@@ -61,6 +65,12 @@ describe('the child bundle', () => {
     expect(onDemand).toBe(true);
   });
 
+  // The default price table is the supervisor's: a child reports tokens and never prices them.
+  it('carries no price table, eagerly or on demand', () => {
+    const carrying = [...eager, ...lazy].filter(([, source]) => source.includes(PRICE_TABLE));
+    expect(carrying.map(([file]) => file)).toEqual([]);
+  });
+
   it('still carries the MCP client, in a chunk imported on demand', () => {
     const carrying = [...lazy].filter(([, source]) => source.includes(MCP_SDK));
     expect(carrying.length).toBeGreaterThan(0);
@@ -85,6 +95,11 @@ describe('the script the child’s start-up snapshot is built from', () => {
     expect(script).toContain('require("node:child_process")');
   });
 
+  it('carries no price table', () => {
+    expect(script.includes(PRICE_TABLE)).toBe(false);
+    expect(script.includes('cache_write_1h_mtok')).toBe(false);
+  });
+
   it('is one file: the MCP client is in it, for children that are given a server', () => {
     expect(script).toContain('StreamableHTTPClientTransport');
   });
@@ -97,5 +112,15 @@ describe('the script the child’s start-up snapshot is built from', () => {
     expect(script.includes('\\u2192')).toBe(true);
     expect(script.length).toBeLessThan(900_000);
     expect(script.includes('function decodeLine(')).toBe(true);
+  });
+});
+
+describe('the price table', () => {
+  // The markers above would pass vacuously if the bundler stopped naming the module: the CLI's
+  // bundle, which the supervisor runs in, must show both.
+  it('is in the supervisor’s bundle, under the marker the child’s bundles are searched for', () => {
+    const cli = readFileSync(CLI, 'utf8');
+    expect(cli.includes(PRICE_TABLE)).toBe(true);
+    expect(cli.includes('cache_write_1h_mtok')).toBe(true);
   });
 });

@@ -15,6 +15,27 @@ export function tokens(usage: Pick<Usage, 'input_tokens' | 'output_tokens'>): st
   return `${usage.input_tokens.toLocaleString()} + ${usage.output_tokens.toLocaleString()}`;
 }
 
+/**
+ * The cache and reasoning tokens within the totals, where the provider reported any:
+ * ` (900 cached, 120 cache write, 40 reasoning)`, or nothing.
+ */
+export function splits(
+  usage: Pick<Usage, 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens'>,
+): string {
+  const parts = [
+    usage.cache_read_tokens === undefined
+      ? ''
+      : `${usage.cache_read_tokens.toLocaleString()} cached`,
+    usage.cache_write_tokens === undefined
+      ? ''
+      : `${usage.cache_write_tokens.toLocaleString()} cache write`,
+    usage.reasoning_tokens === undefined
+      ? ''
+      : `${usage.reasoning_tokens.toLocaleString()} reasoning`,
+  ].filter((part) => part !== '');
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
 export function cost(usd: number | undefined): string {
   return usd === undefined ? '–' : `$${usd.toFixed(4)}`;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, runPath } from './api.js';
-import { cost, duration, tokens } from './format.js';
+import { cost, duration, splits, tokens } from './format.js';
 import type { NodeDetail, TranscriptMessage } from './types.js';
 
 /** A node: its instruction, grant, usage, transcript (tool calls and results) and events. */
@@ -53,11 +53,12 @@ export function NodePanel(props: { runId: string; nodeId: string; version: strin
         <dd>{duration(node.duration_ms)}</dd>
         <dt>own usage</dt>
         <dd>
-          {tokens(node.usage)} tokens, {cost(node.usage.cost_usd)}
+          {tokens(node.usage)} tokens{splits(node.usage)}, {cost(node.usage.cost_usd)}
         </dd>
         <dt>subtree</dt>
         <dd>
-          {tokens(node.subtree_usage)} tokens, {cost(node.subtree_usage.cost_usd)}
+          {tokens(node.subtree_usage)} tokens{splits(node.subtree_usage)},{' '}
+          {cost(node.subtree_usage.cost_usd)}
         </dd>
         {node.reason === undefined ? null : (
           <>

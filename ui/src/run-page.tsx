@@ -1,6 +1,6 @@
 import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
 import { getJson, runPath } from './api.js';
-import { cost, duration, tokens } from './format.js';
+import { cost, duration, splits, tokens } from './format.js';
 import { Gates } from './gates.js';
 import { NodePanel } from './node-panel.js';
 import { RunModel } from './run-model.js';
@@ -100,7 +100,9 @@ export function RunPage(props: { runId: string; node: string | undefined; me: Me
           <span>run {detail.run_id}</span>
           <span>{detail.nodes.length} nodes</span>
           <span>{duration(run.end - run.start)}</span>
-          <span>{tokens(detail)} tokens</span>
+          <span>
+            {tokens(detail)} tokens{splits(detail)}
+          </span>
           <span>{cost(detail.cost_usd)}</span>
           {detail.trace_id === undefined ? null : detail.trace_url === undefined ? (
             <span class="trace">trace {detail.trace_id}</span>

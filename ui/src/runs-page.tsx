@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api.js';
-import { cost, duration, oneLine, tokens, when } from './format.js';
+import { cost, duration, oneLine, splits, tokens, when } from './format.js';
 import type { RunSummary } from './types.js';
 
 const STATUSES = ['running', 'completed', 'failed', 'refused', 'cancelled', 'interrupted'];
@@ -103,7 +103,10 @@ export function RunsPage() {
                 <td>{when(run.created_at)}</td>
                 <td>{duration(run.duration_ms)}</td>
                 <td>{run.nodes}</td>
-                <td>{tokens(run)}</td>
+                <td>
+                  {tokens(run)}
+                  {splits(run)}
+                </td>
                 <td>{cost(run.cost_usd)}</td>
               </tr>
             ))}

@@ -1,4 +1,5 @@
 import type { Usage } from '../../protocol/index.js';
+import { addUsage } from '../../loop/index.js';
 
 /** What a node may spend, itself and its subtree together. Absent means no limit of its own. */
 export interface Grant {
@@ -126,13 +127,8 @@ export class Ledger {
     const self = this.#accounts.get(nodeId);
     if (self === undefined) return;
     this.#hold(self, 0);
-    self.own = {
-      input_tokens: self.own.input_tokens + usage.input_tokens,
-      output_tokens: self.own.output_tokens + usage.output_tokens,
-      ...(self.own.cost_usd === undefined && usage.cost_usd === undefined
-        ? {}
-        : { cost_usd: (self.own.cost_usd ?? 0) + (usage.cost_usd ?? 0) }),
-    };
+    // The cache and reasoning splits are kept apart, as `addUsage` sums them.
+    self.own = addUsage(self.own, usage);
     const tokens = usage.input_tokens + usage.output_tokens;
     for (const account of this.#chain(nodeId)) {
       account.subtreeTokens += tokens;

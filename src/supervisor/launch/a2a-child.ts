@@ -27,6 +27,7 @@ import {
   type Outcome,
   type SpawnPayload,
   type TerminalStatus,
+  usageFromMetadata,
 } from '../../protocol/index.js';
 
 /** How long a `CancelTask` sent to a peer may take before the node ends without its answer. */
@@ -273,26 +274,13 @@ function outcomeOfTask(remote: Remote, signal: AbortSignal, peer: string): Outco
 }
 
 /**
- * Usage an arbor peer reports on its task (`metadata["arbor/usage"]`), into this node's ledger: in
- * A2A's camelCase (`inputTokens`), or the snake_case (`input_tokens`) of peers before 0.2.
+ * Usage an arbor peer reports on its task (`metadata["arbor/usage"]`), into this node's ledger,
+ * with its cache and reasoning splits. The peer's own cost is kept as it is (it priced its calls
+ * with its prices); without one, the tokens go up unpriced, since the peer's models are unknown here.
  */
 function reportUsage(task: Task | undefined, writer: FrameWriter): void {
-  const usage = task?.metadata?.['arbor/usage'] as Record<string, unknown> | undefined;
-  const input = count(usage?.inputTokens ?? usage?.input_tokens);
-  const output = count(usage?.outputTokens ?? usage?.output_tokens);
-  if (input === 0 && output === 0) return;
-  const spent = usage?.costUsd ?? usage?.cost_usd;
-  const cost = typeof spent === 'number' && spent >= 0 ? spent : undefined;
-  writer.send({
-    type: 'usage',
-    input_tokens: input,
-    output_tokens: output,
-    ...(cost === undefined ? {} : { cost_usd: cost }),
-  });
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+  const usage = usageFromMetadata(task?.metadata?.['arbor/usage']);
+  if (usage !== undefined) writer.send({ type: 'usage', ...usage });
 }
 
 async function askHuman(

@@ -27,6 +27,7 @@ import type { ToolGate } from '../gates/tool-gate.js';
 import type { EgressHost } from '../launch/egress-host.js';
 import type { TreeNode } from '../tree.js';
 import { killPoint } from '../launch/kill-points.js';
+import { priceUsage } from '../pricing/index.js';
 import type { SupervisorEvent } from '../supervisor-options.js';
 
 export type ToolRequest = Extract<AgentFrame, { type: 'tool_request' }>;
@@ -282,11 +283,9 @@ export class NodeLifecycle {
         this.#events.frame(frame);
         break;
       case 'usage': {
-        const usage: Usage = {
-          input_tokens: frame.input_tokens,
-          output_tokens: frame.output_tokens,
-          ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }),
-        };
+        // Priced here, for every provider alike: the child reports tokens and who answered.
+        const { type: _type, model, endpoint, ...reported } = frame;
+        const usage = priceUsage(reported, { model, endpoint }, live.payload.intelligence);
         node.usage = addUsage(node.usage, usage);
         store.addUsage(runId, node.id, usage);
         owner.emit({ type: 'usage', nodeId: node.id, usage });

@@ -1,0 +1,8 @@
+export { priceUsage } from './price-usage.js';
+export { overrideCost } from './override-price.js';
+export {
+  defaultCost,
+  describePriceTable,
+  hasDefaultPrice,
+  PRICE_TABLE_SOURCE,
+} from './default-price-table.js';
