@@ -1,6 +1,7 @@
 import { openFleet, type OpenFleet } from './open-fleet.js';
 import { netCredentialSecrets, urlSecrets } from '../protocol/index.js';
 import { Runtime, type RuntimeOptions } from '../runtime/index.js';
+import { preloadPriceTable } from '../supervisor/index.js';
 import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings } from './run-settings.js';
 
@@ -20,6 +21,8 @@ export async function openRuntime(
   env: NodeJS.ProcessEnv,
   host: RuntimeHost = {},
 ): Promise<Runtime> {
+  // The default price table loads while the store, tracing and the fleet open.
+  preloadPriceTable();
   const tracing = await openTracing(env, settings.tracing);
   let fleet: OpenFleet | undefined;
   try {

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/protocol/index.js';
 import {
   defaultCost,
   describePriceTable,
+  loadPriceTable,
   overrideCost,
   PRICE_TABLE_SOURCE,
   priceUsage,
 } from '../../src/supervisor/pricing/index.js';
 import { intelConfig } from '../helpers/intel.js';
+
+beforeAll(loadPriceTable);
 
 const M = 1_000_000;
 const OPENAI = 'https://api.openai.com/v1';

@@ -1,4 +1,5 @@
-import { calcPrice, waitForUpdate, type PriceOptions } from '@pydantic/genai-prices';
+import type * as GenaiPrices from '@pydantic/genai-prices';
+import type { PriceOptions } from '@pydantic/genai-prices';
 import type { Usage } from '../../protocol/index.js';
 
 /**
@@ -18,6 +19,33 @@ export const PRICE_TABLE_SOURCE = {
   version: '0.1.8',
   published: '2026-09-23',
 } as const;
+
+type PriceModule = typeof GenaiPrices;
+
+let loading: Promise<PriceModule> | undefined;
+let table: PriceModule | undefined;
+
+/**
+ * Loads the table (once per process; about 80 ms of CPU on a 2-core machine). It is loaded on
+ * demand, not at import, so an `arbor` command that prices nothing never pays for it: the
+ * supervisor awaits it before a run's first node starts (`Supervisor.runRoot`), and whoever
+ * opens a runtime may start it earlier with `preloadPriceTable`.
+ */
+export async function loadPriceTable(): Promise<void> {
+  loading ??= import('@pydantic/genai-prices').then((module) => (table = module));
+  await loading;
+}
+
+/** Starts loading the table in the background, so a run's start need not wait for it. */
+export function preloadPriceTable(): void {
+  loadPriceTable().catch(() => undefined);
+}
+
+/** The loaded table; a caller that prices before `loadPriceTable` settled is a bug in arbor. */
+function loaded(): PriceModule {
+  if (table === undefined) throw new Error('the default price table is used before it is loaded');
+  return table;
+}
 
 /** Where a call was answered, to choose the provider whose prices apply. */
 interface PriceHint {
@@ -50,6 +78,7 @@ export function defaultCost(usage: Usage, model: string, hint: PriceHint = {}): 
     ...(providerId === undefined ? [] : [{ providerId }]),
     {},
   ];
+  const { calcPrice } = loaded();
   for (const options of attempts) {
     const price = calcPrice(tokens, model, options);
     if (price !== null) return price.total_price;
@@ -87,7 +116,8 @@ interface PriceTableInfo {
 
 /** The default table's source and size (the data the installed package ships with). */
 export async function describePriceTable(): Promise<PriceTableInfo> {
-  const providers = (await waitForUpdate()) ?? [];
+  await loadPriceTable();
+  const providers = (await loaded().waitForUpdate()) ?? [];
   return {
     ...PRICE_TABLE_SOURCE,
     providers: providers.length,

@@ -4,5 +4,7 @@ export {
   defaultCost,
   describePriceTable,
   hasDefaultPrice,
+  loadPriceTable,
+  preloadPriceTable,
   PRICE_TABLE_SOURCE,
 } from './default-price-table.js';
