@@ -167,6 +167,12 @@ export const ConfigFileSchema = z
           .enum(['clamp', 'refuse'])
           .optional()
           .describe('A child asking more than its caller has left gets what is left, or nothing.'),
+        provider_limits: z
+          .enum(['pace', 'ignore'])
+          .optional()
+          .describe(
+            "Calls wait for the provider's rate limits as its response headers report them (`pace`, the default), or go regardless (`ignore`).",
+          ),
         window: z
           .array(BudgetWindowSchema)
           .optional()

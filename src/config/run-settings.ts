@@ -375,6 +375,7 @@ function budgetOf(
     },
     onExcess: config?.budget?.on_excess ?? DEFAULTS.budget.onExcess,
     windows: config?.budget?.window ?? [],
+    providerLimits: config?.budget?.provider_limits ?? 'pace',
   };
 }
 
