@@ -76,7 +76,8 @@ export class ProviderLimits {
       const limit = this.#current(state, name, now);
       if (limit === undefined) continue;
       const cost = name === 'requests' || name === 'output_tokens' ? 1 : estimate;
-      const held = name === 'requests' || name === 'output_tokens' ? state.heldRequests : state.heldTokens;
+      const held =
+        name === 'requests' || name === 'output_tokens' ? state.heldRequests : state.heldTokens;
       if (cost <= limit.remaining - held) continue;
       if (limit.size !== undefined && cost > limit.size) continue;
       let waitMs: number;
