@@ -37,7 +37,7 @@ export function parseGoDuration(text: string): number | undefined {
   while (DURATION_PART.lastIndex < value.length) {
     const at = DURATION_PART.lastIndex;
     const part = DURATION_PART.exec(value);
-    if (part === null || part.index !== at) return undefined;
+    if (part?.index !== at) return undefined;
     total += Number(part[1]) * (UNIT_MS[part[2] ?? ''] ?? Number.NaN);
   }
   return Number.isFinite(total) ? Math.ceil(total) : undefined;

@@ -236,17 +236,9 @@ const FIELD_SCHEMA_MAKERS = {
   'trifecta.held': () => z.object({ tool: z.string(), mode: z.string(), reason: z.string() }),
   'trifecta.answer': () => z.object({ tool: z.string(), approved: z.boolean() }),
   'intel.health': () => z.object({ allDown: z.boolean(), active: IntelActiveSchema.optional() }),
-  /**
-   * A node's model call waited for its provider's rate limit (`limit`: requests, tokens,
-   * input_tokens or output_tokens of endpoint `endpoint`) as the provider's headers reported it,
-   * `waitedMs` in all, instead of being refused with a 429. Recorded when the wait ends.
-   */
+  /** A node's call waited `waitedMs` for a provider's rate limit (as its headers said), not a 429. */
   'intel.rate_wait': () =>
-    z.object({
-      endpoint: z.number(),
-      limit: RateLimitNameSchema,
-      waitedMs: z.number(),
-    }),
+    z.object({ endpoint: z.number(), limit: RateLimitNameSchema, waitedMs: z.number() }),
   'intel.swap': () => z.object({ policy: z.string(), endpoints: z.number() }),
   'intel.swapped': () =>
     z.object({

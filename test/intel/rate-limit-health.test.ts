@@ -43,7 +43,7 @@ describe('rate limits in endpoint health', () => {
       expect(resetAt - clock.now()).toBeGreaterThan(58_000);
       expect(resetAt - clock.now()).toBeLessThanOrEqual(61_000);
 
-      for await (const delta of client.stream(USER_HELLO)) void delta;
+      for await (const delta of client.stream(USER_HELLO)) expect(delta.type).not.toBe('reset');
       await expect(client.generate(USER_HELLO)).rejects.toMatchObject({
         code: 'intel_unavailable',
       });

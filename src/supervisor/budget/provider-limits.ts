@@ -121,13 +121,12 @@ export class ProviderLimits {
   /** A limit as it stands at `now`: past its reset it is whole again (or unknown, without a size). */
   #current(state: ScopeState, name: RateLimitName, now: number): Limit | undefined {
     const limit = state.limits[name];
-    if (limit === undefined || limit.resetAt === undefined || now < limit.resetAt) return limit;
-    if (limit.size === undefined) {
-      delete state.limits[name];
-      return undefined;
-    }
-    const whole = { size: limit.size, remaining: limit.size, resetAt: undefined };
-    state.limits[name] = whole;
+    if (limit?.resetAt === undefined || now < limit.resetAt) return limit;
+    const whole =
+      limit.size === undefined
+        ? undefined
+        : { size: limit.size, remaining: limit.size, resetAt: undefined };
+    state.limits = { ...state.limits, [name]: whole };
     return whole;
   }
 
