@@ -124,11 +124,9 @@ export class NodeReports implements NodeOwner {
       frame.endpoint,
     );
     const { node } = live;
+    // The live tree reads `rateWait` at its next draw; a `node` report would be a status event.
     if (providerWait === undefined) this.#endRateWait(node);
-    else if (node.rateWait === undefined) {
-      node.rateWait = { ...providerWait, since: now };
-      this.#parts.options.onEvent?.({ type: 'node', node });
-    } else node.rateWait = { ...providerWait, since: node.rateWait.since };
+    else node.rateWait = { ...providerWait, since: node.rateWait?.since ?? now };
     return Promise.resolve(answer);
   }
 
@@ -147,6 +145,5 @@ export class NodeReports implements NodeOwner {
       limit: wait.limit,
       waitedMs: this.#parts.now() - wait.since,
     });
-    this.#parts.options.onEvent?.({ type: 'node', node });
   }
 }
