@@ -60,7 +60,12 @@ export function configOf(options: ArborOptions): Record<string, unknown> {
       untrusted_tools: security.untrustedTools,
     });
   if (budget !== undefined)
-    config.budget = compact({ usd: budget.usd, on_excess: budget.onExcess, window: budget.window });
+    config.budget = compact({
+      usd: budget.usd,
+      on_excess: budget.onExcess,
+      provider_limits: budget.providerLimits,
+      window: budget.window,
+    });
   if (options.store !== undefined) config.store = { path: options.store };
   return config;
 }

@@ -100,6 +100,8 @@ export interface SecurityOption {
 export interface BudgetOption {
   usd?: number;
   onExcess?: 'clamp' | 'refuse';
+  /** Wait for the providers' rate limits as responses report them (`pace`, the default), or not. */
+  providerLimits?: 'pace' | 'ignore';
   window?: BudgetWindowInput[];
 }
 

@@ -1,21 +1,34 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { ArborError } from '../protocol/index.js';
+import type { ModelClient } from '../intel/model.js';
 import type { Admission } from '../loop/index.js';
 import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
+import { nextEndpoint } from './rate-limit-frames.js';
 
 /**
  * Budget admission over the control channel: before each model call the child asks with an
- * estimate and does what the supervisor answers — go (perhaps on a cheaper model), wait and ask
+ * estimate (and the endpoint the call will try first, whose provider limits the supervisor
+ * weighs) and does what the supervisor answers — go (perhaps on a cheaper model), wait and ask
  * again, or stop because the budget is spent.
  */
-export function admitOverChannel(channel: ControlChannel, writer: FrameWriter) {
+export function admitOverChannel(
+  channel: ControlChannel,
+  writer: FrameWriter,
+  model?: Pick<ModelClient, 'health'>,
+) {
   return async (estimate: number, options: { signal: AbortSignal }): Promise<Admission> => {
     for (;;) {
       const grant = await channel.budgetReplies.request(
         'budget request',
         (id) => {
-          writer.send({ type: 'budget_request', id, estimate });
+          const endpoint = model === undefined ? undefined : nextEndpoint(model.health());
+          writer.send({
+            type: 'budget_request',
+            id,
+            estimate,
+            ...(endpoint === undefined ? {} : { endpoint }),
+          });
         },
         { signal: options.signal },
       );

@@ -49,7 +49,7 @@ export function channelHooks(
       writer.event({ type: 'loop.resumed', cancelled: signal.aborted });
     },
   };
-  if (options.admission) hooks.admit = admitOverChannel(channel, writer);
+  if (options.admission) hooks.admit = admitOverChannel(channel, writer, context.model);
   return hooks;
 }
 

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import type { ModelClient } from '../intel/model.js';
+import type { ModelClient, RateLimitReport } from '../intel/model.js';
 import {
   ARBOR_VERSION,
   ArborError,
@@ -14,6 +14,7 @@ import { buildChildTools, type ChildTools } from './child-tools.js';
 import { ControlChannel } from './control-channel.js';
 import { FrameWriter } from './frame-writer.js';
 import { Logger } from './logger.js';
+import { intelLimitsFrame } from './rate-limit-frames.js';
 import { runAgent } from './run-agent.js';
 import { runTurnWorker } from './run-turn-worker.js';
 import { allowedTools, isToolAllowed } from '../authority/index.js';
@@ -31,6 +32,7 @@ export interface ChildDeps {
     options: {
       mode: 'one-shot' | 'long-lived';
       onAttemptFailure?: (endpoint: number, kind: string, ms: number) => void;
+      onRateLimit?: (report: RateLimitReport) => void;
     },
   ): ModelClient;
   /** The extra CA file the process was started with (`NODE_EXTRA_CA_CERTS`), if any. */
@@ -109,6 +111,10 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
       // count and time them.
       onAttemptFailure: (endpoint, kind, ms) => {
         writer.event({ type: 'model.error', endpoint, kind, ms });
+      },
+      // What the provider says of its limits, so the supervisor paces the whole tree before a 429.
+      onRateLimit: (report) => {
+        writer.send(intelLimitsFrame(report));
       },
     });
   } catch (error) {

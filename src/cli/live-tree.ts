@@ -110,13 +110,17 @@ export function renderNode(node: TreeNode, now: number, subtree?: Usage): string
   const elapsed = ((node.endedAt ?? now) - node.createdAt) / 1000;
   const preview = node.instruction.replace(/\s+/g, ' ').slice(0, 60);
   const below = subtree === undefined ? '' : ` (subtree ${formatUsage(subtree)})`;
-  return `${indent}${mark} ${node.path} ${node.status}${formatWaiting(node)} · step ${node.steps} · ${formatUsage(node.usage)}${below}${formatTrajectory(node)} · ${elapsed.toFixed(1)}s · ${preview}`;
+  return `${indent}${mark} ${node.path} ${node.status}${formatWaiting(node, now)} · step ${node.steps} · ${formatUsage(node.usage)}${below}${formatTrajectory(node)} · ${elapsed.toFixed(1)}s · ${preview}`;
 }
 
-/** Spawns of the node queued for the spawn rate or its breadth. */
-function formatWaiting(node: TreeNode): string {
+/** Spawns of the node queued for the spawn rate or its breadth; its call held for a rate limit. */
+function formatWaiting(node: TreeNode, now: number): string {
   const waiting = node.waitingSpawns ?? 0;
-  return waiting === 0 ? '' : ` (waiting to spawn ${waiting})`;
+  const spawns = waiting === 0 ? '' : ` (waiting to spawn ${waiting})`;
+  const rate = node.rateWait;
+  if (rate === undefined) return spawns;
+  const waited = (Math.max(0, now - rate.since) / 1000).toFixed(1);
+  return `${spawns} (rate wait ${waited}s: endpoint ${rate.endpoint} ${rate.limit.replace('_', ' ')})`;
 }
 
 /** The node's runtime trust, once it is worth a glance: its risk and what it has taken in. */

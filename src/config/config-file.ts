@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { BudgetWindowSchema } from '../supervisor/budget/index.js';
 import { PolicyRulesSchema, ToolPatternSchema } from '../authority/policy/index.js';
 import {
   ArborError,
@@ -21,6 +20,7 @@ import {
   SwapPolicySchema,
 } from '../protocol/index.js';
 import { NetTableSchema } from './net-credential-table.js';
+import { BudgetTableSchema } from './budget-table.js';
 import { QueueTableSchema } from './queue-table.js';
 import { ServeTableSchema } from './serve-table.js';
 import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
@@ -160,20 +160,7 @@ export const ConfigFileSchema = z
       })
       .optional()
       .describe('Step, token, time and delegation caps.'),
-    budget: z
-      .strictObject({
-        usd: z.number().positive().optional().describe("The tree's money ceiling, in US dollars."),
-        on_excess: z
-          .enum(['clamp', 'refuse'])
-          .optional()
-          .describe('A child asking more than its caller has left gets what is left, or nothing.'),
-        window: z
-          .array(BudgetWindowSchema)
-          .optional()
-          .describe('`[[budget.window]]`: tokens and requests per minute, hour or day.'),
-      })
-      .optional()
-      .describe("The tree's money ceiling, how excess asks are met, and rate windows."),
+    budget: BudgetTableSchema,
     mcp: z
       .strictObject({
         server: z

@@ -375,6 +375,9 @@ function budgetOf(
     },
     onExcess: config?.budget?.on_excess ?? DEFAULTS.budget.onExcess,
     windows: config?.budget?.window ?? [],
+    ...(config?.budget?.provider_limits === undefined
+      ? {}
+      : { providerLimits: config.budget.provider_limits }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { ArborError } from '../protocol/index.js';
 import type { BackoffCurve, Random } from './backoff.js';
 import type { Clock } from './clock.js';
+import type { RateLimitReport } from './model.js';
 
 /**
  * What a caller does when every endpoint is down: a one-shot run fails with `intel_unavailable`
@@ -23,6 +24,8 @@ export interface ModelClientOptions {
    * attempt took, in milliseconds), for metrics.
    */
   onAttemptFailure?: (endpoint: number, kind: string, ms: number) => void;
+  /** Told what each response said of its provider's rate limits (index and scope, never a URL). */
+  onRateLimit?: (report: RateLimitReport) => void;
 }
 
 function isNonNegative(value: number): boolean {

@@ -1,6 +1,7 @@
 import type { Dialect, IntelActive } from '../protocol/index.js';
 import type { Breaker } from './breaker.js';
 import type { EndpointHealth } from './model.js';
+import type { RateLimits } from './rate-limit-headers.js';
 
 /** Weight of the newest sample in the latency average. */
 const EWMA_ALPHA = 1 / 8;
@@ -19,11 +20,24 @@ export class HealthRecorder {
   #lastOkAt: number | undefined;
   #lastErrorAt: number | undefined;
   #lastErrorKind: string | undefined;
+  readonly #scope: string | undefined;
+  #rateLimit: { at: number; limits: RateLimits } | undefined;
 
-  constructor(index: number, dialect: Dialect, transport: IntelActive['transport']) {
+  constructor(
+    index: number,
+    dialect: Dialect,
+    transport: IntelActive['transport'],
+    scope?: string,
+  ) {
     this.#index = index;
     this.#dialect = dialect;
     this.#transport = transport;
+    this.#scope = scope;
+  }
+
+  /** The provider's limits as a response's headers gave them; the newest replaces the last. */
+  recordRateLimit(now: number, limits: RateLimits): void {
+    this.#rateLimit = { at: now, limits };
   }
 
   recordSuccess(now: number, latencyMs: number): void {
@@ -67,6 +81,8 @@ export class HealthRecorder {
       lastErrorKind: this.#lastErrorKind,
       openedAt: breaker.openedAt,
       cooldownMs: breaker.cooldownMs,
+      ...(this.#scope === undefined ? {} : { scope: this.#scope }),
+      ...(this.#rateLimit === undefined ? {} : { rateLimit: this.#rateLimit }),
     };
   }
 }

@@ -5,7 +5,7 @@ import { RETRY_CURVE, backoffDelay, type Random } from './backoff.js';
 import type { BreakerTicket } from './breaker.js';
 import { sleep, type Clock } from './clock.js';
 import { cancelledError, fatalError, unavailableError, type EndpointMiss } from './intel-errors.js';
-import type { EndpointHealth } from './model.js';
+import type { EndpointHealth, RateLimitReport } from './model.js';
 import { PoolEndpoint } from './pool-endpoint.js';
 
 /** One HTTP attempt against one endpoint, bounded by `deadline`. Throws to fail. */
@@ -18,6 +18,8 @@ export interface PoolOptions {
   maxRetryWaitMs: number;
   /** Every failed attempt at an endpoint, retried or not (for metrics). */
   onAttemptFailure?: ((endpoint: number, kind: string, ms: number) => void) | undefined;
+  /** What each response said of its provider's rate limits (when it said anything). */
+  onRateLimit?: ((report: RateLimitReport) => void) | undefined;
 }
 
 type Visit<T> = { ok: true; value: T } | { ok: false; miss: EndpointMiss };
@@ -36,7 +38,11 @@ export class EndpointPool {
     this.config = config;
     this.#options = options;
     this.endpoints = config.endpoints.map(
-      (endpoint, index) => new PoolEndpoint(endpoint, index, config.breaker),
+      (endpoint, index) =>
+        new PoolEndpoint(endpoint, index, config.breaker, {
+          model: config.model,
+          ...(options.onRateLimit === undefined ? {} : { onRateLimit: options.onRateLimit }),
+        }),
     );
   }
 

@@ -90,7 +90,8 @@ async function statusFailure(response: Response, now: number): Promise<AttemptFa
 /**
  * Sends one request. Resolves with the response when the status is 2xx; otherwise reads the error
  * and throws an `AttemptFailure`. Redirects are not followed: a redirect would carry the
- * credential to wherever it points.
+ * credential to wherever it points. `onHeaders` sees the headers of every response, whatever its
+ * status (a 429 carries the provider's rate limits too).
  */
 export async function postJson(
   url: string,
@@ -98,6 +99,7 @@ export async function postJson(
   body: string,
   signal: AbortSignal,
   now: () => number,
+  onHeaders?: (headers: Headers) => void,
 ): Promise<Response> {
   const response = await fetch(url, {
     method: 'POST',
@@ -106,6 +108,7 @@ export async function postJson(
     signal,
     redirect: 'manual',
   });
+  onHeaders?.(response.headers);
   if (response.status >= 200 && response.status < 300) return response;
   throw await statusFailure(response, now());
 }

@@ -9,7 +9,19 @@ export { Breaker } from './breaker.js';
 export { type Clock } from './clock.js';
 export { resolveCredentials } from './credentials.js';
 export { createModelClient, type IntelClient } from './intel-client.js';
-export type { IntelHealthEvent, ModelDelta, ModelRequest, ModelResponse } from './model.js';
+export type {
+  IntelHealthEvent,
+  ModelDelta,
+  ModelRequest,
+  ModelResponse,
+  RateLimitReport,
+} from './model.js';
+export {
+  parseGoDuration,
+  parseRateLimitHeaders,
+  type RateLimitReading,
+  type RateLimits,
+} from './rate-limit-headers.js';
 export {
   OpenAiRequestSchema,
   type OpenAiChunk,

@@ -61,6 +61,7 @@ class ModelClientImpl implements IntelClient {
   readonly #random: Random;
   readonly #maxRetryWaitMs: number;
   readonly #onAttemptFailure: ModelClientOptions['onAttemptFailure'];
+  readonly #onRateLimit: ModelClientOptions['onRateLimit'];
   readonly #allDownBackoff: BackoffCurve;
   #pool: EndpointPool;
   #isClosed = false;
@@ -73,6 +74,7 @@ class ModelClientImpl implements IntelClient {
     this.#maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
     this.#allDownBackoff = options.allDownBackoff ?? ALL_DOWN_CURVE;
     this.#onAttemptFailure = options.onAttemptFailure;
+    this.#onRateLimit = options.onRateLimit;
     this.#pool = this.#createPool(parseConfig(config, 'Invalid intelligence config'));
   }
 
@@ -157,6 +159,7 @@ class ModelClientImpl implements IntelClient {
       random: this.#random,
       maxRetryWaitMs: this.#maxRetryWaitMs,
       onAttemptFailure: this.#onAttemptFailure,
+      onRateLimit: this.#onRateLimit,
     });
   }
 

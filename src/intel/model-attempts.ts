@@ -41,7 +41,16 @@ export async function fetchAnswer(
   call: WireCall,
 ): Promise<DecodedResponse> {
   const headers = { ...endpoint.headers, ...call.headers };
-  const response = await postJson(endpoint.url, headers, call.body, deadline.signal, call.now);
+  const response = await postJson(
+    endpoint.url,
+    headers,
+    call.body,
+    deadline.signal,
+    call.now,
+    (h) => {
+      endpoint.observeHeaders(h, call.now());
+    },
+  );
   return decodeWhole(endpoint, response, call.names);
 }
 
@@ -63,7 +72,16 @@ export async function openAnswerStream(
   call: WireCall,
 ): Promise<OpenedStream> {
   const headers = { ...endpoint.streamHeaders, ...call.headers };
-  const response = await postJson(endpoint.url, headers, call.body, deadline.signal, call.now);
+  const response = await postJson(
+    endpoint.url,
+    headers,
+    call.body,
+    deadline.signal,
+    call.now,
+    (h) => {
+      endpoint.observeHeaders(h, call.now());
+    },
+  );
   const type = response.headers.get('content-type') ?? '';
   let answer: AnswerStream;
   if (type.includes('text/event-stream') && response.body !== null) {

@@ -9,6 +9,7 @@ import type {
   TranscriptMessage,
   Usage,
 } from '../protocol/index.js';
+import type { RateLimits } from './rate-limit-headers.js';
 
 /**
  * The model port: what the agent loop asks of an LLM, in arbor's dialect-neutral terms. The
@@ -105,6 +106,18 @@ export interface EndpointHealth {
   openedAt?: number | undefined;
   /** The cooldown before the next probe while open (it doubles on each re-open), in milliseconds. */
   cooldownMs?: number;
+  /** Names the endpoint's provider and model without its address (see `PoolEndpoint.scope`). */
+  scope?: string;
+  /** The provider's limits as its last response with rate-limit headers said, and when (`at`). */
+  rateLimit?: { at: number; limits: RateLimits };
+}
+
+/** What one response said of its provider's limits: which endpoint, when, and the limits. */
+export interface RateLimitReport {
+  endpoint: number;
+  scope: string;
+  at: number;
+  limits: RateLimits;
 }
 
 /**

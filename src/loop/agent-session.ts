@@ -18,6 +18,7 @@ import { commitOrder, interruptedStep } from './interrupted-step.js';
 import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 import { usageSplits } from './usage-splits.js';
+import { EstimateCorrection } from './estimate-correction.js';
 
 import type { SessionOptions, TurnReport } from './session-types.js';
 
@@ -101,6 +102,8 @@ class TurnRun {
   readonly #bounds: TurnBounds;
   readonly #loops: LoopDetector;
   #usage: Usage = ZERO_USAGE;
+  /** Admission estimates, corrected by the input tokens this node's calls report. */
+  readonly #estimates = new EstimateCorrection();
   #steps = 0;
   #toolCalls = 0;
   #reminders = 0;
@@ -273,10 +276,11 @@ class TurnRun {
     const definitions = [...tools.definitions()];
     const toolDefs = this.#offersFinish() ? [...definitions, FINISH_TOOL] : definitions;
     let model: string | undefined;
+    let raw: number | undefined;
     if (hooks?.admit !== undefined) {
-      const estimate = estimateTokens(system, this.#transcript, toolDefs);
+      raw = estimateTokens(system, this.#transcript, toolDefs);
       try {
-        model = (await hooks.admit(estimate, { signal: this.#signal })).model;
+        model = (await hooks.admit(this.#estimates.correct(raw), { signal: this.#signal })).model;
       } catch (error) {
         if (this.#signal.aborted)
           return { status: 'cancelled', reason: `cancelled: ${reasonOf(this.#signal)}` };
@@ -321,6 +325,8 @@ class TurnRun {
       bounded.dispose();
     }
     this.#usage = addUsage(this.#usage, response.usage);
+    if (raw !== undefined && response.usageEstimated !== true)
+      this.#estimates.observe(raw, response.usage.input_tokens);
     hooks?.onUsage?.(response.usage, { model: response.model, endpoint: response.endpointIndex });
     // The answer is recorded before it is reported: a crash after the call keeps it.
     if (response.text !== '') this.#text = response.text;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { IntelActiveSchema } from './intelligence.js';
 import { CountSchema, JsonObjectSchema, JsonValueSchema, PositiveIntSchema } from './primitives.js';
 import { OutcomeSchema, UsageSchema } from './outcome.js';
+import { EndpointRefSchema, IntelLimitsFrameSchema } from './rate-limits.js';
 import { TurnResultSchema } from './turn.js';
 import { PROTOCOL_VERSION } from './version.js';
 
@@ -86,11 +87,15 @@ export const ToolRequestFrameSchema = z.object({
   args: JsonObjectSchema.default({}),
 });
 
-/** Ask for budget before a model call, with an estimate in tokens; answered by `budget_grant`. */
+/**
+ * Ask for budget before a model call, with an estimate in tokens; answered by `budget_grant`.
+ * `endpoint`: the endpoint the call will try first, so admission can weigh its provider's limits.
+ */
 export const BudgetRequestFrameSchema = z.object({
   type: z.literal('budget_request'),
   id: PositiveIntSchema,
   estimate: CountSchema,
+  endpoint: EndpointRefSchema.optional(),
 });
 
 /** A turn worker finished its turn. Terminal for that worker. */
@@ -110,6 +115,7 @@ export const AgentFrameSchema = z.discriminatedUnion('type', [
   GateFrameSchema,
   GateClosedFrameSchema,
   IntelHealthFrameSchema,
+  IntelLimitsFrameSchema,
   ToolRequestFrameSchema,
   BudgetRequestFrameSchema,
   TurnDoneFrameSchema,

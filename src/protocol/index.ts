@@ -48,6 +48,17 @@ export {
   type FrameOf,
 } from './decode.js';
 export { encodeFrame } from './encode.js';
+export {
+  EndpointRefSchema,
+  EndpointScopeSchema,
+  IntelLimitsFrameSchema,
+  RateLimitAxisSchema,
+  RateLimitNameSchema,
+  type EndpointRef,
+  type IntelLimitsFrame,
+  type RateLimitAxis,
+  type RateLimitName,
+} from './rate-limits.js';
 export { nestsDeeperThan } from './json-depth.js';
 export { CHILD_EVENT_TYPES, type ChildEvent, type ChildEventType } from './child-events.js';
 export {

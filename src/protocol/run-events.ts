@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lazyRecord } from './lazy-record.js';
 import { IntelActiveSchema } from './intelligence.js';
+import { RateLimitNameSchema } from './rate-limits.js';
 import { TERMINAL_STATUSES } from './outcome.js';
 
 /**
@@ -253,6 +254,9 @@ const FIELD_SCHEMA_MAKERS = {
   'trifecta.held': () => z.object({ tool: z.string(), mode: z.string(), reason: z.string() }),
   'trifecta.answer': () => z.object({ tool: z.string(), approved: z.boolean() }),
   'intel.health': () => z.object({ allDown: z.boolean(), active: IntelActiveSchema.optional() }),
+  /** A node's call waited `waitedMs` for a provider's rate limit (as its headers said), not a 429. */
+  'intel.rate_wait': () =>
+    z.object({ endpoint: z.number(), limit: RateLimitNameSchema, waitedMs: z.number() }),
   'intel.swap': () => z.object({ policy: z.string(), endpoints: z.number() }),
   'intel.swapped': () =>
     z.object({

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ArborEvent } from '../runtime/index.js';
 
 /**
@@ -18,6 +18,8 @@ export class ServeMetrics {
   readonly #modelCalls: Counter<'endpoint'>;
   readonly #modelErrors: Counter<'endpoint' | 'kind'>;
   readonly #intelAllDown: Gauge;
+  readonly #rateWaits: Counter<'endpoint' | 'limit'>;
+  readonly #rateWaitSeconds: Histogram<'limit'>;
   readonly #toolCalls: Counter<'kind'>;
   readonly #toolErrors: Counter<'kind'>;
   readonly #refusals: Counter<'gate'>;
@@ -76,6 +78,18 @@ export class ServeMetrics {
       'arbor_intel_all_down',
       '1 while every intelligence endpoint is down.',
     );
+    this.#rateWaits = counter(
+      'arbor_intel_rate_waits_total',
+      "Model calls that waited for a provider's rate limit (as its response headers reported it) instead of being refused, by endpoint index and limit (requests, tokens, input_tokens, output_tokens).",
+      ['endpoint', 'limit'],
+    );
+    this.#rateWaitSeconds = new Histogram<'limit'>({
+      name: 'arbor_intel_rate_wait_seconds',
+      help: "How long model calls waited for a provider's rate limit, by limit.",
+      labelNames: ['limit'],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    });
     this.#toolCalls = counter(
       'arbor_tool_calls_total',
       'Tool calls, by kind (fs, exec, http, subagent, memory, ask_human, sleep, other).',
@@ -187,6 +201,10 @@ export class ServeMetrics {
     },
     'intel.health': (event) => {
       this.intelAllDown(event.allDown);
+    },
+    'intel.rate_wait': (event) => {
+      this.#rateWaits.inc({ endpoint: endpointLabel(event.endpoint), limit: event.limit });
+      this.#rateWaitSeconds.observe({ limit: event.limit }, event.waitedMs / 1000);
     },
     'tool.call': (event) => {
       this.#toolCalls.inc({ kind: toolKind(event.name) });

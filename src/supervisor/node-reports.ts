@@ -1,4 +1,4 @@
-import type { RunEventBody, Usage } from '../protocol/index.js';
+import type { IntelLimitsFrame, RunEventBody, Usage } from '../protocol/index.js';
 import type { Budget } from './budget/index.js';
 import type { EventSink } from './event-sink.js';
 import type { HumanGates } from './gates/human-gates.js';
@@ -88,6 +88,7 @@ export class NodeReports implements NodeOwner {
   ended(live: LiveNode, end: ChildEnd): void {
     const { budget, options, tree, nodes } = this.#parts;
     budget.close(live.node.id);
+    this.#endRateWait(live.node);
     options.store.updateNode(options.runId, live.node.id, {
       subtreeUsage: subtreeUsage(tree, live.node.id),
     });
@@ -110,9 +111,39 @@ export class NodeReports implements NodeOwner {
     return serveInternal(this.#internal, live, frame);
   }
 
+  /**
+   * Answers a budget request. A wait for the provider's rate limit shows on the node (the live
+   * tree) while it lasts, and is recorded as `intel.rate_wait` once the call is answered otherwise.
+   */
   admitBudget(live: LiveNode, frame: BudgetRequest): Promise<BudgetAnswer> {
-    return Promise.resolve(
-      this.#parts.budget.admit(live.node.id, frame.estimate, this.#parts.now()),
+    const now = this.#parts.now();
+    const { providerWait, ...answer } = this.#parts.budget.admit(
+      live.node.id,
+      frame.estimate,
+      now,
+      frame.endpoint,
     );
+    const { node } = live;
+    // The live tree reads `rateWait` at its next draw; a `node` report would be a status event.
+    if (providerWait === undefined) this.#endRateWait(node);
+    else node.rateWait = { ...providerWait, since: node.rateWait?.since ?? now };
+    return Promise.resolve(answer);
+  }
+
+  rateLimits(live: LiveNode, frame: IntelLimitsFrame): void {
+    this.#parts.budget.noteProviderLimits(live.node.id, frame, this.#parts.now());
+  }
+
+  /** The node's wait for a provider's rate limit is over: recorded, and gone from the tree. */
+  #endRateWait(node: TreeNode): void {
+    const wait = node.rateWait;
+    if (wait === undefined) return;
+    delete node.rateWait;
+    this.#parts.events.record(node.id, {
+      type: 'intel.rate_wait',
+      endpoint: wait.endpoint,
+      limit: wait.limit,
+      waitedMs: this.#parts.now() - wait.since,
+    });
   }
 }

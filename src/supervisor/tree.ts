@@ -1,4 +1,4 @@
-import type { TrajectoryEvent, Usage } from '../protocol/index.js';
+import type { RateLimitName, TrajectoryEvent, Usage } from '../protocol/index.js';
 import type { NodeRecord, NodeStatus } from '../store/store-port.js';
 
 /** One node of the live tree, as the supervisor and the display see it. */
@@ -29,6 +29,11 @@ export interface TreeNode {
   refusedCalls?: number;
   /** Spawns of this node waiting in the queue (for the spawn rate or its breadth); absent: none. */
   waitingSpawns?: number;
+  /**
+   * The node's next model call waits for its provider's rate limit (which limit, of which
+   * endpoint, since when); absent: it does not.
+   */
+  rateWait?: { endpoint: number; limit: RateLimitName; since: number };
 }
 
 /**

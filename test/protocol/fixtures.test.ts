@@ -17,7 +17,7 @@ describe('golden frames', () => {
     const covered = new Set(valid.map((fixture) => fixture.type));
     for (const type of [...FRAME_TYPES.down, ...FRAME_TYPES.up]) expect(covered).toContain(type);
     expect(FRAME_TYPES.down).toHaveLength(9);
-    expect(FRAME_TYPES.up).toHaveLength(13);
+    expect(FRAME_TYPES.up).toHaveLength(14);
   });
 
   it.each(valid.map((f) => [f.name, f] as const))(

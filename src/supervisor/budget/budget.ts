@@ -1,10 +1,25 @@
-import type { ControlFrame, Usage } from '../../protocol/index.js';
+import type {
+  ControlFrame,
+  EndpointRef,
+  IntelLimitsFrame,
+  RateLimitName,
+  Usage,
+} from '../../protocol/index.js';
 import type { BudgetRequest } from '../../tools/index.js';
 import type { RunStore } from '../../store/store-port.js';
 import { Ledger, type Grant } from './ledger.js';
+import { ProviderLimits } from './provider-limits.js';
 import { BudgetWindows, type BudgetWindow } from './windows.js';
 
 type BudgetAnswer = Omit<Extract<ControlFrame, { type: 'budget_grant' }>, 'type' | 'id'>;
+
+/**
+ * An admission's answer, and when it is a wait for the provider's rate limits, which limit of
+ * which endpoint (for the `intel.rate_wait` event and the live tree; not sent to the child).
+ */
+export type BudgetAdmission = BudgetAnswer & {
+  providerWait?: { endpoint: number; limit: RateLimitName };
+};
 
 export interface BudgetSettings {
   /** The tree's ceiling: the root's grant, which bounds every descendant. */
@@ -12,6 +27,11 @@ export interface BudgetSettings {
   /** A child asking for more than its caller has left gets what is left (`clamp`) or nothing (`refuse`). */
   onExcess: 'clamp' | 'refuse';
   windows: readonly BudgetWindow[];
+  /**
+   * `pace`: calls wait for the provider's limits as responses report them (the default);
+   * `ignore`: they go regardless, and a 429 is retried as the endpoint's `retry-after` says.
+   */
+  providerLimits?: 'pace' | 'ignore';
 }
 
 /** What a caller has, for carving its child's share. */
@@ -46,10 +66,13 @@ export class Budget {
   readonly ledger = new Ledger();
   readonly #settings: BudgetSettings;
   readonly #windows: BudgetWindows;
+  /** The providers' rate limits, as the tree's calls report them; absent when they are ignored. */
+  readonly #provider: ProviderLimits | undefined;
 
   constructor(settings: BudgetSettings, store: RunStore) {
     this.#settings = settings;
     this.#windows = new BudgetWindows(settings.windows, store);
+    this.#provider = settings.providerLimits === 'ignore' ? undefined : new ProviderLimits();
   }
 
   openRoot(nodeId: string): void {
@@ -109,16 +132,30 @@ export class Budget {
     this.ledger.open(nodeId, parentId, grant);
   }
 
-  /** Admission of one model call: the ledger first (grants up the tree), then the windows. */
-  admit(nodeId: string, estimate: number, now: number): BudgetAnswer {
+  /**
+   * Admission of one model call: the ledger first (grants up the tree), then the provider's rate
+   * limits for the endpoint the call will try first (`endpoint`), then the windows.
+   */
+  admit(nodeId: string, estimate: number, now: number, endpoint?: EndpointRef): BudgetAdmission {
     const ledger = this.ledger.admit(nodeId, estimate);
     if (!ledger.ok)
       return 'waitMs' in ledger
         ? { ok: false, wait_ms: ledger.waitMs }
         : { ok: false, reason: ledger.reason, limit: ledger.limit };
+    const provider = this.#provider?.check(endpoint, estimate, now) ?? { ok: true };
+    if (!provider.ok) {
+      this.ledger.close(nodeId);
+      return {
+        ok: false,
+        wait_ms: provider.waitMs,
+        providerWait: { endpoint: provider.endpoint, limit: provider.limit },
+      };
+    }
     const window = this.#windows.admit(estimate, now);
-    if (window.ok)
+    if (window.ok) {
+      this.#provider?.hold(nodeId, endpoint, estimate);
       return window.model === undefined ? { ok: true } : { ok: true, model: window.model };
+    }
     // The call does not go ahead now: release what the ledger held for it.
     this.ledger.close(nodeId);
     return 'waitMs' in window
@@ -126,12 +163,19 @@ export class Budget {
       : { ok: false, reason: window.reason, limit: 'window' };
   }
 
+  /** What one of the node's calls heard of its provider's limits; its call is answered. */
+  noteProviderLimits(nodeId: string, frame: IntelLimitsFrame, now: number): void {
+    this.#provider?.note(nodeId, frame, now);
+  }
+
   record(nodeId: string, usage: Usage, now: number): void {
     this.ledger.record(nodeId, usage);
+    this.#provider?.release(nodeId);
     this.#windows.record(usage.input_tokens + usage.output_tokens, now);
   }
 
   close(nodeId: string): void {
     this.ledger.close(nodeId);
+    this.#provider?.release(nodeId);
   }
 }

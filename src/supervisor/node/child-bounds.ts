@@ -65,6 +65,7 @@ export class ChildBounds {
       case 'result':
       case 'failed':
       case 'intel_health':
+      case 'intel_limits':
       case 'turn_done':
         return undefined;
     }

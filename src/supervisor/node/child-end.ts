@@ -78,6 +78,7 @@ export function terminalReport(frame: AgentFrame): TerminalReport | undefined {
     case 'gate':
     case 'gate_closed':
     case 'intel_health':
+    case 'intel_limits':
     case 'tool_request':
     case 'budget_request':
       return undefined;

@@ -4,6 +4,7 @@ import {
   outcomeOf,
   type AgentFrame,
   type ControlFrame,
+  type IntelLimitsFrame,
   type RunEventBody,
   type SecretScrubber,
   type SpawnPayload,
@@ -77,6 +78,8 @@ export interface NodeOwner {
   serveInternal(live: LiveNode, frame: ToolRequest): Promise<ToolAnswer>;
   /** Answers a `budget_request` from the run's one ledger. */
   admitBudget(live: LiveNode, frame: BudgetRequest): Promise<BudgetAnswer>;
+  /** What one of the node's model calls heard of its provider's rate limits. */
+  rateLimits(live: LiveNode, frame: IntelLimitsFrame): void;
 }
 
 /** The kind of caller a node is, for policy rules. */
@@ -308,6 +311,9 @@ export class NodeLifecycle {
           allDown: frame.all_down,
           ...(frame.active === undefined ? {} : { active: frame.active }),
         });
+        break;
+      case 'intel_limits':
+        owner.rateLimits(live, frame);
         break;
       case 'gate':
         owner.record(node, { type: 'gate.opened', node: frame.node });

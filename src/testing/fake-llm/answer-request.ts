@@ -4,6 +4,7 @@ import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
 import { inspectRequest } from './inspect-request.js';
 import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
 import { playFault } from './play-fault.js';
+import { requestTokens, type FakeRateLimiter } from './rate-limit.js';
 import type { Playbook } from './playbook.js';
 import { readJsonBody } from './read-json-body.js';
 import type { RecordedRequest } from './recorded-request.js';
@@ -16,6 +17,8 @@ export interface ScriptState {
   readonly playbook: Playbook;
   /** Requests per `script:step`, for `faults` lists. */
   readonly landings: Map<string, number>;
+  /** The playbook's `rate_limit`, counted across requests; absent when it has none. */
+  readonly rateLimiter: FakeRateLimiter | undefined;
   nextCallId(): string;
 }
 
@@ -57,6 +60,14 @@ export async function answerRequest(
   }
   record.step = selection.stepIndex;
   const { step, fault } = selection;
+  const rate = state.rateLimiter?.take(dialect, requestTokens(step, body.chars), Date.now());
+  if (rate !== undefined && !rate.ok) {
+    record.status = 429;
+    record.fault = 'rate_limit';
+    sendJson(response, 429, rate.body, rate.headers);
+    return;
+  }
+  const headers = rate?.headers ?? {};
   if (!(await waitWhileConnected(response, step.delay_ms ?? 0))) return;
   if (fault !== undefined && !(fault.kind === 'cut' && inspected.stream)) {
     playFault(fault, dialect, inspected.stream, request, response, record);
@@ -70,7 +81,7 @@ export async function answerRequest(
         ? openAiStreamEvents(answer, inspected.includeUsage)
         : anthropicStreamEvents(answer);
     if (fault === undefined) {
-      sendEvents(response, events);
+      sendEvents(response, events, { headers });
       return;
     }
     // A stream cut mid-answer: the first half of its events, then the connection drops.
@@ -79,8 +90,8 @@ export async function answerRequest(
       cut: true,
     });
   } else if (dialect === 'openai') {
-    sendJson(response, 200, openAiCompletion(answer));
+    sendJson(response, 200, openAiCompletion(answer), headers);
   } else {
-    sendJson(response, 200, anthropicMessage(answer));
+    sendJson(response, 200, anthropicMessage(answer), headers);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CountSchema, DialectSchema, JsonObjectSchema } from '../../protocol/index.js';
+import { RateLimitSchema } from './rate-limit.js';
 
 /**
  * The fake LLM's playbook format. Every object is strict, so a misspelt field is an error that
@@ -98,6 +99,8 @@ export type Script = z.infer<typeof ScriptSchema>;
 
 export const PlaybookSchema = z.strictObject({
   scripts: z.array(ScriptSchema).min(1, 'expected at least one script'),
+  /** The provider's rate limit, played with its headers and 429s (see `rate-limit.ts`). */
+  rate_limit: RateLimitSchema.optional(),
 });
 /** A playbook as written (defaults optional). */
 export type PlaybookInput = z.input<typeof PlaybookSchema>;

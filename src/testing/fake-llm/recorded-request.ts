@@ -30,7 +30,7 @@ export const RecordedRequestSchema = z.object({
   stream: z.boolean(),
   /** The status sent, or `null` while pending and for `reset` and `hang`. */
   status: z.number().int().nullable(),
-  /** The fault played: `status`, `malformed`, `reset` or `hang`. */
+  /** The fault played: `status`, `malformed`, `reset`, `hang`, `cut` or `rate_limit` (a 429 of the playbook's `rate_limit`). */
   fault: z.string().nullable(),
   /** Why the server could not answer from the playbook (no script matched, invalid body). */
   error: z.string().nullable(),

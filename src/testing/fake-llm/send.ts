@@ -35,11 +35,12 @@ export function sendError(
 export function sendEvents(
   response: ServerResponse,
   events: readonly string[],
-  options: { cut?: boolean } = {},
+  options: { cut?: boolean; headers?: Record<string, string> } = {},
 ): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
+    ...options.headers,
   });
   for (const event of events) response.write(event);
   if (options.cut !== true) {

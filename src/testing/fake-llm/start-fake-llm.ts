@@ -4,6 +4,7 @@ import { answerRequest, type ScriptState } from './answer-request.js';
 import { parsePlaybook } from './load-playbook.js';
 import type { Playbook, PlaybookInput } from './playbook.js';
 import type { RecordedRequest } from './recorded-request.js';
+import { FakeRateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
 import { sendError, sendJson } from './send.js';
 import { SocketTracker } from './socket-tracker.js';
@@ -35,7 +36,7 @@ export interface FakeLlm {
   waitForRequests(count: number, options?: { signal?: AbortSignal }): Promise<void>;
   /** Resolves when the connection numbered `socket` (see `RecordedRequest.socket`) closes. */
   waitForSocketClose(socket: number, options?: { signal?: AbortSignal }): Promise<void>;
-  /** Replaces the playbook (validated first) and restarts the `faults` counters. */
+  /** Replaces the playbook (validated first) and restarts the `faults` and rate-limit counters. */
   setPlaybook(playbook: PlaybookInput | Playbook): void;
   /** Stops listening and drops every connection, hung ones included. */
   close(): Promise<void>;
@@ -84,10 +85,14 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const log = new RequestLog();
   const sockets = new SocketTracker();
   let landings = new Map<string, number>();
+  const limiterOf = (p: Playbook): FakeRateLimiter | undefined =>
+    p.rate_limit === undefined ? undefined : new FakeRateLimiter(p.rate_limit);
+  let rateLimiter = limiterOf(playbook);
   let callIds = 0;
   const state = (): ScriptState => ({
     playbook,
     landings,
+    rateLimiter,
     nextCallId: () => `call_${++callIds}`,
   });
 
@@ -167,6 +172,7 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     setPlaybook: (next) => {
       playbook = parsePlaybook(next);
       landings = new Map();
+      rateLimiter = limiterOf(playbook);
     },
     close,
   };
