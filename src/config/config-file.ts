@@ -70,7 +70,9 @@ const EndpointTable = z.strictObject({
 const IntelligenceTable = z
   .strictObject({
     model: z.string().min(1).optional().describe('The model name.'),
-    dialect: DialectSchema.optional().describe('Wire dialect: `openai` or `anthropic`.'),
+    dialect: DialectSchema.optional().describe(
+      'Wire dialect: `openai` (chat completions), `anthropic` or `openai-responses`.',
+    ),
     endpoints: z
       .array(HttpUrlSchema)
       .optional()
