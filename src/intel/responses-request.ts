@@ -70,7 +70,9 @@ function toInputItems(message: TranscriptMessage, model: string): ResponsesInput
  * as `input` items every time (resume, replay and the fleet work from arbor's own transcript),
  * and for a reasoning model its encrypted reasoning asked for, to be sent back in later calls.
  */
-export function buildResponsesRequest(call: DialectCall): ResponsesRequest {
+export function buildResponsesRequest(
+  call: DialectCall,
+): ResponsesRequest & { input: ResponsesInputItem[] } {
   const { request, sampling, model } = call;
   const input = request.messages.flatMap((message) => toInputItems(message, model));
   const tools = request.tools ?? [];
