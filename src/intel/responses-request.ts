@@ -2,11 +2,19 @@ import type { ReasoningTrace, TranscriptMessage } from '../protocol/index.js';
 import type { DialectCall } from './dialect.js';
 import { toolResultText } from './render-tool-result.js';
 import { isSameModel, RESPONSES_DIALECT } from './responses-reasoning.js';
-import type { ResponsesInputItem, ResponsesRequest } from './responses-wire.js';
+import {
+  ReplayedReasoningSchema,
+  type ReplayedReasoning,
+  type ResponsesRequest,
+} from './responses-wire.js';
 import { toWireToolName } from './wire-names.js';
 
-/** What makes a stateless conversation's reasoning items replayable. */
-const ENCRYPTED_REASONING = 'reasoning.encrypted_content';
+/** An input item as arbor writes it. */
+type InputItem =
+  | { type: 'message'; role: 'user' | 'assistant' | 'developer'; content: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string }
+  | ReplayedReasoning;
 
 /**
  * OpenAI's reasoning families (o1, o3, o4-mini, GPT-5 and their snapshots, codex models). Only
@@ -22,12 +30,15 @@ export function isOpenAiReasoningModel(model: string): boolean {
  * the same dialect and model. After a failover, a degrade, a swap or a fork onto another model
  * they are dropped, as OpenAI documents (another model cannot read them).
  */
-function replayable(trace: ReasoningTrace | undefined, model: string): unknown[] {
-  if (trace?.dialect !== RESPONSES_DIALECT) return [];
-  return isSameModel(trace.model, model) ? trace.blocks : [];
+function replayable(trace: ReasoningTrace | undefined, model: string): ReplayedReasoning[] {
+  if (trace?.dialect !== RESPONSES_DIALECT || !isSameModel(trace.model, model)) return [];
+  // The items go as they came (verbatim, fields the schema does not name included), once checked.
+  return trace.blocks.filter(
+    (block): block is ReplayedReasoning => ReplayedReasoningSchema.safeParse(block).success,
+  );
 }
 
-function toInputItems(message: TranscriptMessage, model: string): ResponsesInputItem[] {
+function toInputItems(message: TranscriptMessage, model: string): InputItem[] {
   switch (message.role) {
     case 'system':
     case 'note':
@@ -37,7 +48,7 @@ function toInputItems(message: TranscriptMessage, model: string): ResponsesInput
       return [{ type: 'message', role: 'user', content: message.text }];
     case 'assistant': {
       // The reasoning went before the calls it led to; the API wants it back in that place.
-      const items = [...replayable(message.reasoning, model)] as ResponsesInputItem[];
+      const items: InputItem[] = replayable(message.reasoning, model);
       if (message.text !== undefined && message.text !== '') {
         items.push({ type: 'message', role: 'assistant', content: message.text });
       }
@@ -70,21 +81,20 @@ function toInputItems(message: TranscriptMessage, model: string): ResponsesInput
  * as `input` items every time (resume, replay and the fleet work from arbor's own transcript),
  * and for a reasoning model its encrypted reasoning asked for, to be sent back in later calls.
  */
-export function buildResponsesRequest(
-  call: DialectCall,
-): ResponsesRequest & { input: ResponsesInputItem[] } {
+export function buildResponsesRequest(call: DialectCall) {
   const { request, sampling, model } = call;
   const input = request.messages.flatMap((message) => toInputItems(message, model));
   const tools = request.tools ?? [];
   const reasons = isOpenAiReasoningModel(model) || sampling.reasoning_effort !== undefined;
-  return {
+  const body = {
     model,
     ...(request.system === undefined || request.system === ''
       ? {}
       : { instructions: request.system }),
     input,
     store: false,
-    ...(reasons ? { include: [ENCRYPTED_REASONING] } : {}),
+    // What makes a stateless conversation's reasoning items replayable.
+    ...(reasons ? { include: ['reasoning.encrypted_content' as const] } : {}),
     ...(tools.length > 0
       ? {
           tools: tools.map((tool) => ({
@@ -96,7 +106,7 @@ export function buildResponsesRequest(
             // arbor's tools validate their own arguments.
             strict: false,
           })),
-          tool_choice: request.toolChoice ?? 'auto',
+          tool_choice: request.toolChoice ?? ('auto' as const),
         }
       : {}),
     ...(sampling.max_output_tokens === undefined
@@ -107,6 +117,7 @@ export function buildResponsesRequest(
     ...(sampling.reasoning_effort === undefined
       ? {}
       : { reasoning: { effort: sampling.reasoning_effort } }),
-    ...(call.stream ? { stream: true } : {}),
+    ...(call.stream ? { stream: true as const } : {}),
   };
+  return body satisfies ResponsesRequest;
 }

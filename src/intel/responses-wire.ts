@@ -56,6 +56,19 @@ export const ReasoningItemSchema = z.looseObject({
 });
 export type ReasoningItem = z.infer<typeof ReasoningItemSchema>;
 
+/**
+ * A reasoning item as arbor sends it back: checked for the fields the API needs before it goes, so
+ * a trace damaged in the store is dropped rather than refused by the server. The item itself goes
+ * as it came, with any field this schema does not name.
+ */
+export const ReplayedReasoningSchema = z.object({
+  type: z.literal('reasoning'),
+  id: z.string().min(1),
+  summary: z.array(z.object({ type: z.literal('summary_text'), text: z.string() })),
+  encrypted_content: z.string().min(1),
+});
+export type ReplayedReasoning = z.infer<typeof ReplayedReasoningSchema>;
+
 const InputItemSchema = z.union([
   MessageItemSchema,
   FunctionCallItemSchema,

@@ -156,6 +156,17 @@ describe('reasoning sent back', () => {
     expect(recorded.blocks).toEqual([REASONING_ITEM]);
   });
 
+  it('leaves out a recorded item the API would refuse (no encrypted content), keeping the rest', () => {
+    const damaged = { id: 'rs_0', type: 'reasoning', summary: [] };
+    const recorded: ReasoningTrace = {
+      dialect: 'openai-responses',
+      model: 'o4-mini',
+      blocks: [damaged, REASONING_ITEM],
+    };
+    const body = buildResponsesRequest(call(conversation(recorded), 'o4-mini'));
+    expect(body.input.filter((item) => item.type === 'reasoning')).toEqual([REASONING_ITEM]);
+  });
+
   it('goes back to the alias of the dated snapshot that answered', () => {
     const body = buildResponsesRequest(
       call(conversation(trace('openai-responses', 'o4-mini-2025-04-16')), 'o4-mini'),
