@@ -12,8 +12,9 @@ import { parseCommandArgs, usageError } from './usage-error.js';
 const MOCK_LLM_HELP = `Usage: arbor mock-llm --playbook FILE [--port N] [--addr-file FILE]
 
 Runs a scripted LLM server on 127.0.0.1 that speaks OpenAI chat completions
-(POST /v1/chat/completions) and Anthropic messages (POST /v1/messages), streamed
-or not, answering from a JSON playbook. See docs/testing.md.
+(POST /v1/chat/completions), Anthropic messages (POST /v1/messages) and the
+OpenAI Responses API (POST /v1/responses), streamed or not, answering from a
+JSON playbook. See docs/testing.md.
 
 Options:
   --playbook FILE    the playbook to answer from (required)

@@ -33,7 +33,7 @@ Commands:
   config check       check a config file and report every problem with its line and column
   config schema      print the config file's JSON Schema, for editors
   doctor             what this machine has and lacks: Node.js, store, SQLite, sandbox, MCP SDK
-  mock-llm           scripted LLM server (OpenAI and Anthropic dialects), for demos and tests
+  mock-llm           scripted LLM server (OpenAI chat, Anthropic, OpenAI Responses), for demos and tests
   protocol check     validate NDJSON protocol frames read from stdin
 
 Run \`arbor <command> --help\` for a command's options.

@@ -50,7 +50,8 @@ otherwise (--events). The run id is printed on stderr.
 
 Model:
   --intel URL[,URL...]     endpoint list, failed over in order (env ARBOR_INTEL)
-  --dialect openai|anthropic  wire dialect of the endpoints (default openai; env ARBOR_DIALECT)
+  --dialect openai|anthropic|openai-responses
+                           wire dialect of the endpoints (default openai; env ARBOR_DIALECT)
   --model NAME             model name (env ARBOR_MODEL)
   --mock-llm PLAYBOOK      run against arbor's scripted model instead (no real LLM, no key)
   Credentials come from ARBOR_API_KEY, or OPENAI_API_KEY / ANTHROPIC_API_KEY by dialect.

@@ -70,7 +70,7 @@ const EndpointTable = z.strictObject({
 const IntelligenceTable = z
   .strictObject({
     model: z.string().min(1).optional().describe('The model name.'),
-    dialect: DialectSchema.optional().describe('Wire dialect: `openai` or `anthropic`.'),
+    dialect: DialectSchema.optional().describe('Wire dialect (`openai` is chat completions).'),
     endpoints: z
       .array(HttpUrlSchema)
       .optional()

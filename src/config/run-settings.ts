@@ -1,6 +1,7 @@
 import type { TracingSettings } from '../telemetry/tracing.js';
 import {
   ArborError,
+  DialectSchema,
   isArborError,
   IntelConfigSchema,
   formatIssues,
@@ -317,10 +318,11 @@ function askFallbackOf(layer: Layer | undefined): 'fail' | 'wait' | undefined {
 }
 
 function dialectOf(layer: Layer): Dialect {
-  if (layer.value === 'openai' || layer.value === 'anthropic') return layer.value;
+  const parsed = DialectSchema.safeParse(layer.value);
+  if (parsed.success) return parsed.data;
   throw new ArborError(
     'usage',
-    `Expected \`${layer.name}\` to be \`openai\` or \`anthropic\`, got \`${layer.value}\`.`,
+    `Expected \`${layer.name}\` to be \`openai\`, \`anthropic\` or \`openai-responses\`, got \`${layer.value}\`.`,
   );
 }
 

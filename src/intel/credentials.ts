@@ -4,6 +4,7 @@ import { ArborError, type Dialect, type Endpoint, type IntelConfig } from '../pr
 const DIALECT_KEY_VARIABLE: Record<Dialect, string> = {
   openai: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
 };
 
 /** `env:NAME` or `{{env:NAME}}`. */

@@ -7,6 +7,9 @@ import type { DialectAdapter } from './dialect.js';
 import { buildOpenAiRequest } from './openai-request.js';
 import { OPENAI_RESPONSE_NAME, decodeOpenAiResponse } from './openai-response.js';
 import { OpenAiStreamDecoder } from './openai-stream.js';
+import { buildResponsesRequest } from './responses-request.js';
+import { RESPONSES_RESPONSE_NAME, decodeResponsesResponse } from './responses-response.js';
+import { ResponsesStreamDecoder } from './responses-stream.js';
 
 const openai: DialectAdapter = {
   path: '/chat/completions',
@@ -29,5 +32,19 @@ const anthropic: DialectAdapter = {
   createStreamDecoder: (names) => new AnthropicStreamDecoder(names),
 };
 
+/** OpenAI's Responses API, used statelessly (see `buildResponsesRequest`). */
+const openaiResponses: DialectAdapter = {
+  path: '/responses',
+  responseName: RESPONSES_RESPONSE_NAME,
+  authHeaders: (apiKey) => (apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+  buildBody: buildResponsesRequest,
+  decodeResponse: decodeResponsesResponse,
+  createStreamDecoder: (names) => new ResponsesStreamDecoder(names),
+};
+
 /** The adapter of each dialect arbor speaks. */
-export const DIALECTS: Readonly<Record<Dialect, DialectAdapter>> = { openai, anthropic };
+export const DIALECTS: Readonly<Record<Dialect, DialectAdapter>> = {
+  openai,
+  anthropic,
+  'openai-responses': openaiResponses,
+};

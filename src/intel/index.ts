@@ -28,5 +28,11 @@ export {
   type OpenAiErrorBody,
   type OpenAiResponse,
 } from './openai-wire.js';
+export {
+  ResponsesRequestSchema,
+  type ResponsesRequest,
+  type ResponsesResponse,
+  type ResponsesStreamEvent,
+} from './responses-wire.js';
 export { toWireToolName } from './wire-names.js';
 export { DIALECTS } from './dialects.js';

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { CountSchema, HeadersSchema, PositiveIntSchema } from './primitives.js';
 
-/** The two wire dialects arbor speaks: OpenAI chat completions and Anthropic messages. */
-export const DialectSchema = z.enum(['openai', 'anthropic']);
+/**
+ * The wire dialects arbor speaks: OpenAI chat completions, Anthropic messages, and OpenAI's
+ * Responses API (used statelessly: see docs/intelligence.md).
+ */
+export const DialectSchema = z.enum(['openai', 'anthropic', 'openai-responses']);
 export type Dialect = z.infer<typeof DialectSchema>;
 
 /** An `http:` or `https:` URL; its error says what is wrong with one that is not. */

@@ -121,7 +121,7 @@ describe('resolveRunSettings', () => {
     [
       { dialect: 'gemini' },
       {},
-      'Expected `--dialect` to be `openai` or `anthropic`, got `gemini`.',
+      'Expected `--dialect` to be `openai`, `anthropic` or `openai-responses`, got `gemini`.',
     ],
     [
       { intel: 'ftp://x' },
@@ -181,7 +181,7 @@ describe('resolveRunSettings', () => {
     expect(() => resolveRunSettings('', flags, {})).toThrow(
       [
         '5 problems:',
-        '  - Expected `--dialect` to be `openai` or `anthropic`, got `gemini`.',
+        '  - Expected `--dialect` to be `openai`, `anthropic` or `openai-responses`, got `gemini`.',
         '  - No model name: pass `--model NAME` (or set ARBOR_MODEL, or `intelligence.model` in `--config`).',
         '  - Expected `--max-steps` to be a positive integer, got `WORD`.',
         '  - Expected `--deadline` to be a duration such as `500ms`, `30s`, `5m`, `1h` or `7d`, got `7x`.',

@@ -109,56 +109,61 @@ function leakyConfig(url: string, dialect: Dialect, extra: Partial<IntelConfig> 
   );
 }
 
-describe.each<Dialect>(['openai', 'anthropic'])('no credential leaks (%s)', (dialect) => {
-  it.each(FAULTS)('after %s', async (_name, fault) => {
-    const server = await servers.start(failing(fault));
-    const clock = new ManualClock();
-    clock.autoAdvance((timer) => timer.ms !== TIMEOUT_MS);
-    const client = createModelClient(leakyConfig(server.url, dialect), { clock });
-    const captured = await exercise(client, clock, server);
-    const address = new URL(server.url).host;
-    assertClean(captured.texts, [CANARY, address]);
-    // The server did receive the credential; its record of the request does not keep it.
-    const seen = server.requests[0];
-    expect(seen?.headers[dialect === 'openai' ? 'authorization' : 'x-api-key']).toBe('[redacted]');
-    expect(JSON.stringify(server.requests)).not.toContain(CANARY);
-  });
+describe.each<Dialect>(['openai', 'anthropic', 'openai-responses'])(
+  'no credential leaks (%s)',
+  (dialect) => {
+    it.each(FAULTS)('after %s', async (_name, fault) => {
+      const server = await servers.start(failing(fault));
+      const clock = new ManualClock();
+      clock.autoAdvance((timer) => timer.ms !== TIMEOUT_MS);
+      const client = createModelClient(leakyConfig(server.url, dialect), { clock });
+      const captured = await exercise(client, clock, server);
+      const address = new URL(server.url).host;
+      assertClean(captured.texts, [CANARY, address]);
+      // The server did receive the credential; its record of the request does not keep it.
+      const seen = server.requests[0];
+      expect(seen?.headers[dialect === 'anthropic' ? 'x-api-key' : 'authorization']).toBe(
+        '[redacted]',
+      );
+      expect(JSON.stringify(server.requests)).not.toContain(CANARY);
+    });
 
-  it('after refused connections', async () => {
-    const url = await refusedUrl();
-    const clock = new ManualClock();
-    const client = createModelClient(leakyConfig(url, dialect), { clock });
-    const captured = await exercise(client, clock, undefined);
-    assertClean(captured.texts, [CANARY, new URL(url).host]);
-    expect(captured.events).toEqual([{ allDown: true }]);
-  });
+    it('after refused connections', async () => {
+      const url = await refusedUrl();
+      const clock = new ManualClock();
+      const client = createModelClient(leakyConfig(url, dialect), { clock });
+      const captured = await exercise(client, clock, undefined);
+      assertClean(captured.texts, [CANARY, new URL(url).host]);
+      expect(captured.events).toEqual([{ allDown: true }]);
+    });
 
-  it('when the key cannot even be sent (a newline in it)', async () => {
-    const server = await servers.start(answering('never'));
-    const broken = `${CANARY}\nX-Injected: 1`;
-    const client = createModelClient(
-      intelConfig([{ url: server.url, dialect, api_key: broken }], { retries: 0 }),
-    );
-    const error = await client.generate(USER_HELLO).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'intel_bad_request' });
-    assertClean([errorText(error), JSON.stringify(client.health())], [CANARY]);
-    expect(server.requests).toHaveLength(0);
-  });
+    it('when the key cannot even be sent (a newline in it)', async () => {
+      const server = await servers.start(answering('never'));
+      const broken = `${CANARY}\nX-Injected: 1`;
+      const client = createModelClient(
+        intelConfig([{ url: server.url, dialect, api_key: broken }], { retries: 0 }),
+      );
+      const error = await client.generate(USER_HELLO).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'intel_bad_request' });
+      assertClean([errorText(error), JSON.stringify(client.health())], [CANARY]);
+      expect(server.requests).toHaveLength(0);
+    });
 
-  it('when a swap is refused', async () => {
-    const server = await servers.start(answering('fine'));
-    const client = createModelClient(leakyConfig(server.url, dialect));
-    const bad = leakyConfig(server.url, dialect);
-    const broken = { ...bad, endpoints: [{ ...bad.endpoints[0]!, url: `ftp://${CANARY}@x` }] };
-    const error = (() => {
-      try {
-        client.swap(broken);
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    })();
-    expect(error).toMatchObject({ code: 'config' });
-    assertClean([errorText(error)], [CANARY]);
-  });
-});
+    it('when a swap is refused', async () => {
+      const server = await servers.start(answering('fine'));
+      const client = createModelClient(leakyConfig(server.url, dialect));
+      const bad = leakyConfig(server.url, dialect);
+      const broken = { ...bad, endpoints: [{ ...bad.endpoints[0]!, url: `ftp://${CANARY}@x` }] };
+      const error = (() => {
+        try {
+          client.swap(broken);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toMatchObject({ code: 'config' });
+      assertClean([errorText(error)], [CANARY]);
+    });
+  },
+);

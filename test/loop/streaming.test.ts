@@ -41,38 +41,43 @@ function watched(events: { kind: string; fields: Record<string, unknown> }[]): s
   return text;
 }
 
-describe.each(['openai', 'anthropic'] as const)('a streamed turn (%s)', (dialect) => {
-  it('streams the answer as text.delta events that add up to it', async () => {
-    const { servers, events, report } = await streamedTurn(dialect, [steps({ text: ANSWER })]);
-    const deltas = events.filter((e) => e.kind === 'text.delta');
-    expect(deltas.length).toBeGreaterThan(1);
-    expect(watched(events)).toBe(ANSWER);
-    expect(report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
-    expect(servers[0]?.requests[0]?.stream).toBe(true);
-  });
+describe.each(['openai', 'anthropic', 'openai-responses'] as const)(
+  'a streamed turn (%s)',
+  (dialect) => {
+    it('streams the answer as text.delta events that add up to it', async () => {
+      const { servers, events, report } = await streamedTurn(dialect, [steps({ text: ANSWER })]);
+      const deltas = events.filter((e) => e.kind === 'text.delta');
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(watched(events)).toBe(ANSWER);
+      expect(report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
+      expect(servers[0]?.requests[0]?.stream).toBe(true);
+    });
 
-  it('a stream cut mid-answer fails over: text.reset, then the whole answer from the other endpoint', async () => {
-    const { servers, events, report } = await streamedTurn(dialect, [
-      steps({ text: ANSWER, fault: { kind: 'cut' } }),
-      steps({ text: ANSWER }),
-    ]);
-    const kinds = events.map((e) => e.kind);
-    const reset = kinds.indexOf('text.reset');
-    expect(reset).toBeGreaterThan(0);
-    // Part of the answer was shown before the cut, and the retry streamed it again from the start.
-    expect(kinds.slice(0, reset)).toContain('text.delta');
-    expect(watched(events)).toBe(ANSWER);
-    expect(report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
-    expect(servers[0]?.requests[0]?.fault).toBe('cut');
-    expect(servers[1]?.requests).toHaveLength(1);
-  });
+    it('a stream cut mid-answer fails over: text.reset, then the whole answer from the other endpoint', async () => {
+      const { servers, events, report } = await streamedTurn(dialect, [
+        steps({ text: ANSWER, fault: { kind: 'cut' } }),
+        steps({ text: ANSWER }),
+      ]);
+      const kinds = events.map((e) => e.kind);
+      const reset = kinds.indexOf('text.reset');
+      expect(reset).toBeGreaterThan(0);
+      // Part of the answer was shown before the cut, and the retry streamed it again from the start.
+      expect(kinds.slice(0, reset)).toContain('text.delta');
+      expect(watched(events)).toBe(ANSWER);
+      expect(report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
+      expect(servers[0]?.requests[0]?.fault).toBe('cut');
+      expect(servers[1]?.requests).toHaveLength(1);
+    });
 
-  it('a cut on the only endpoint is retried there; a stream that keeps breaking fails the turn', async () => {
-    const once = await streamedTurn(dialect, [steps({ text: ANSWER, faults: [{ kind: 'cut' }] })]);
-    expect(once.report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
-    expect(once.events.filter((e) => e.kind === 'text.reset')).toHaveLength(1);
+    it('a cut on the only endpoint is retried there; a stream that keeps breaking fails the turn', async () => {
+      const once = await streamedTurn(dialect, [
+        steps({ text: ANSWER, faults: [{ kind: 'cut' }] }),
+      ]);
+      expect(once.report.outcome).toMatchObject({ status: 'completed', result: ANSWER });
+      expect(once.events.filter((e) => e.kind === 'text.reset')).toHaveLength(1);
 
-    const always = streamedTurn(dialect, [steps({ text: ANSWER, fault: { kind: 'cut' } })]);
-    await expect(always).rejects.toThrow(/broke off a streamed answer/);
-  });
-});
+      const always = streamedTurn(dialect, [steps({ text: ANSWER, fault: { kind: 'cut' } })]);
+      await expect(always).rejects.toThrow(/broke off a streamed answer/);
+    });
+  },
+);

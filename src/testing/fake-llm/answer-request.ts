@@ -8,6 +8,8 @@ import { requestTokens, type FakeRateLimiter } from './rate-limit.js';
 import type { Playbook } from './playbook.js';
 import { readJsonBody } from './read-json-body.js';
 import type { RecordedRequest } from './recorded-request.js';
+import { responsesBody, responsesStreamEvents } from './responses-reply.js';
+import type { ResponsesRules } from './responses-rules.js';
 import { scriptedAnswer } from './scripted-answer.js';
 import { selectStep } from './select-step.js';
 import { sendError, sendEvents, sendJson, waitWhileConnected } from './send.js';
@@ -20,6 +22,8 @@ export interface ScriptState {
   /** The playbook's `rate_limit`, counted across requests; absent when it has none. */
   readonly rateLimiter: FakeRateLimiter | undefined;
   nextCallId(): string;
+  /** The Responses API's rules and what they remember across requests (issued reasoning). */
+  readonly responses: ResponsesRules;
 }
 
 /** Answers one `POST` to a model endpoint from the playbook, and fills in its record. */
@@ -49,6 +53,13 @@ export async function answerRequest(
   const inspected = inspection.request;
   record.stream = inspected.stream;
   record.tool_results = inspected.toolResults;
+  const refusal = dialect === 'openai-responses' ? state.responses.refuse(body.value) : undefined;
+  if (refusal !== undefined) {
+    record.status = refusal.status;
+    record.error = refusal.body.error.message;
+    sendJson(response, refusal.status, refusal.body);
+    return;
+  }
   const selection = selectStep(state.playbook, inspected, state.landings);
   if (selection.scriptIndex !== undefined) {
     const name = state.playbook.scripts[selection.scriptIndex]?.name ?? null;
@@ -75,11 +86,15 @@ export async function answerRequest(
   }
   const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
   record.status = 200;
+  const extras =
+    dialect === 'openai-responses' ? state.responses.extras(body.value, answer) : undefined;
   if (inspected.stream) {
     const events =
-      dialect === 'openai'
-        ? openAiStreamEvents(answer, inspected.includeUsage)
-        : anthropicStreamEvents(answer);
+      extras !== undefined
+        ? responsesStreamEvents(answer, extras)
+        : dialect === 'openai'
+          ? openAiStreamEvents(answer, inspected.includeUsage)
+          : anthropicStreamEvents(answer);
     if (fault === undefined) {
       sendEvents(response, events, { headers });
       return;
@@ -89,6 +104,8 @@ export async function answerRequest(
     sendEvents(response, events.slice(0, Math.max(1, Math.floor(events.length / 2))), {
       cut: true,
     });
+  } else if (extras !== undefined) {
+    sendJson(response, 200, responsesBody(answer, extras));
   } else if (dialect === 'openai') {
     sendJson(response, 200, openAiCompletion(answer), headers);
   } else {

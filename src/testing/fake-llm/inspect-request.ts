@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { formatIssues, type Dialect } from '../../protocol/index.js';
 import { AnthropicRequestSchema, OpenAiRequestSchema } from '../../intel/index.js';
+import { inspectResponses } from './responses-inspect.js';
 
 /** What the fake server needs to know about a request to pick its answer. */
 export interface InspectedRequest {
@@ -78,5 +79,12 @@ function inspectAnthropic(body: unknown): Inspection {
 
 /** Validates a request body in its dialect's shape and extracts what scripts match on. */
 export function inspectRequest(dialect: Dialect, body: unknown): Inspection {
-  return dialect === 'openai' ? inspectOpenAi(body) : inspectAnthropic(body);
+  switch (dialect) {
+    case 'openai':
+      return inspectOpenAi(body);
+    case 'anthropic':
+      return inspectAnthropic(body);
+    case 'openai-responses':
+      return inspectResponses(body);
+  }
 }

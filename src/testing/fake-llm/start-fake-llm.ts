@@ -6,6 +6,7 @@ import type { Playbook, PlaybookInput } from './playbook.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { FakeRateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
+import { ResponsesRules } from './responses-rules.js';
 import { sendError, sendJson } from './send.js';
 import { SocketTracker } from './socket-tracker.js';
 
@@ -47,6 +48,8 @@ const MODEL_PATHS: Readonly<Record<string, Dialect>> = {
   '/chat/completions': 'openai',
   '/v1/messages': 'anthropic',
   '/messages': 'anthropic',
+  '/v1/responses': 'openai-responses',
+  '/responses': 'openai-responses',
 };
 
 function flatHeaders(request: IncomingMessage): Record<string, string> {
@@ -76,8 +79,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /**
- * Starts the fake LLM: an HTTP server on `127.0.0.1` that answers OpenAI chat completions and
- * Anthropic messages (streamed or not) from a playbook, and records every request.
+ * Starts the fake LLM: an HTTP server on `127.0.0.1` that answers OpenAI chat completions,
+ * Anthropic messages and OpenAI Responses API requests (streamed or not) from a playbook, and records every request.
  */
 export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   let playbook = parsePlaybook(options.playbook);
@@ -89,11 +92,13 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     p.rate_limit === undefined ? undefined : new FakeRateLimiter(p.rate_limit);
   let rateLimiter = limiterOf(playbook);
   let callIds = 0;
+  const responses = new ResponsesRules();
   const state = (): ScriptState => ({
     playbook,
     landings,
     rateLimiter,
     nextCallId: () => `call_${++callIds}`,
+    responses,
   });
 
   const handle = async (
@@ -117,7 +122,7 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     if (request.method !== 'POST' || dialect === null) {
       record.status = 404;
       record.error = 'not a model endpoint';
-      const message = `arbor mock-llm serves POST /v1/chat/completions, POST /v1/messages and GET /__arbor/requests; got ${request.method ?? 'GET'} ${path}.`;
+      const message = `arbor mock-llm serves POST /v1/chat/completions, POST /v1/messages, POST /v1/responses and GET /__arbor/requests; got ${request.method ?? 'GET'} ${path}.`;
       sendError(response, dialect, 404, message);
       return record;
     }

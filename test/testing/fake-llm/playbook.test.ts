@@ -100,7 +100,7 @@ describe('playbook validation', () => {
     [
       'a bad dialect',
       { scripts: [{ match: { dialect: 'gemini' }, steps: [{}] }] },
-      '`scripts[0].match.dialect`: expected "openai" | "anthropic", got "gemini"',
+      '`scripts[0].match.dialect`: expected "openai" | "anthropic" | "openai-responses", got "gemini"',
     ],
   ])('refuses %s, naming the field', (_name, playbook, message) => {
     const text = configError(() => parsePlaybook(playbook, 'p.json'));
