@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { benchCaching } from './caching.js';
 import { benchCodec } from './codec.js';
 import { benchConcurrency } from './concurrency.js';
 import { benchDeadlineOvershoot } from './deadline-overshoot.js';
@@ -21,6 +22,7 @@ import type { BenchResult } from './stats.js';
  * here, never in assertions.
  */
 const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
+  caching: benchCaching,
   codec: benchCodec,
   concurrency: benchConcurrency,
   'deadline-overshoot': benchDeadlineOvershoot,
