@@ -15,6 +15,7 @@ export {
   type OpenAiChunk,
   type OpenAiErrorBody,
   type OpenAiResponse,
+  type OpenAiUsage,
 } from './openai-wire.js';
 export { toWireToolName } from './wire-names.js';
 export { DIALECTS } from './dialects.js';

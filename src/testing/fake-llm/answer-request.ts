@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../protocol/index.js';
 import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
 import { inspectRequest } from './inspect-request.js';
+import type { OpenAiPromptCache } from './openai-prompt-cache.js';
 import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
+import { openAiRefusal, openAiUsage } from './openai-rules.js';
 import { playFault } from './play-fault.js';
 import type { Playbook } from './playbook.js';
 import { readJsonBody } from './read-json-body.js';
@@ -16,6 +18,8 @@ export interface ScriptState {
   readonly playbook: Playbook;
   /** Requests per `script:step`, for `faults` lists. */
   readonly landings: Map<string, number>;
+  /** The prompts OpenAI-dialect requests have sent, for cache reads. */
+  readonly openAiCache: OpenAiPromptCache;
   nextCallId(): string;
 }
 
@@ -27,10 +31,11 @@ export async function answerRequest(
   response: ServerResponse,
   record: RecordedRequest,
 ): Promise<void> {
-  const fail = (status: number, message: string): void => {
+  const fail = (status: number, message: string, errorBody?: unknown): void => {
     record.status = status;
     record.error = message;
-    sendError(response, dialect, status, message);
+    if (errorBody === undefined) sendError(response, dialect, status, message);
+    else sendJson(response, status, errorBody);
   };
   const body = await readJsonBody(request);
   if (!body.ok) {
@@ -41,6 +46,11 @@ export async function answerRequest(
   const inspection = inspectRequest(dialect, body.value);
   if (!inspection.ok) {
     fail(400, `Invalid request: ${inspection.reason}`);
+    return;
+  }
+  const refusal = dialect === 'openai' ? openAiRefusal(body.value) : undefined;
+  if (refusal !== undefined) {
+    fail(400, refusal.error.message, refusal);
     return;
   }
   const inspected = inspection.request;
@@ -63,11 +73,13 @@ export async function answerRequest(
     return;
   }
   const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
+  const usage =
+    dialect === 'openai' ? openAiUsage(answer, step, body.value, state.openAiCache) : undefined;
   record.status = 200;
   if (inspected.stream) {
     const events =
       dialect === 'openai'
-        ? openAiStreamEvents(answer, inspected.includeUsage)
+        ? openAiStreamEvents(answer, inspected.includeUsage, usage)
         : anthropicStreamEvents(answer);
     if (fault === undefined) {
       sendEvents(response, events);
@@ -79,7 +91,7 @@ export async function answerRequest(
       cut: true,
     });
   } else if (dialect === 'openai') {
-    sendJson(response, 200, openAiCompletion(answer));
+    sendJson(response, 200, openAiCompletion(answer, usage));
   } else {
     sendJson(response, 200, anthropicMessage(answer));
   }

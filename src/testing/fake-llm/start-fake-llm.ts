@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { ArborError, type Dialect } from '../../protocol/index.js';
 import { answerRequest, type ScriptState } from './answer-request.js';
 import { parsePlaybook } from './load-playbook.js';
+import { OpenAiPromptCache } from './openai-prompt-cache.js';
 import type { Playbook, PlaybookInput } from './playbook.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { RequestLog } from './request-log.js';
@@ -85,9 +86,11 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const sockets = new SocketTracker();
   let landings = new Map<string, number>();
   let callIds = 0;
+  const openAiCache = new OpenAiPromptCache();
   const state = (): ScriptState => ({
     playbook,
     landings,
+    openAiCache,
     nextCallId: () => `call_${++callIds}`,
   });
 
