@@ -68,7 +68,9 @@ const AZURE_OPENAI_SUFFIXES = [
  * `max_tokens`, and every model of theirs takes the newer field), and `max_tokens` for any other
  * OpenAI-compatible server (vLLM, Ollama, llama.cpp and most proxies know only that one).
  */
-export function outputCapField(endpoint: Pick<Endpoint, 'url' | 'max_tokens_field'>): OutputCapField {
+export function outputCapField(
+  endpoint: Pick<Endpoint, 'url' | 'max_tokens_field'>,
+): OutputCapField {
   if (endpoint.max_tokens_field !== undefined) return endpoint.max_tokens_field;
   // A fully qualified name may end in a dot (`api.openai.com.`); URL keeps it.
   const host = new URL(endpoint.url).hostname.replace(/\.$/, '');

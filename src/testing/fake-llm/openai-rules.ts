@@ -1,9 +1,5 @@
 import type { z } from 'zod';
-import {
-  OpenAiRequestSchema,
-  type OpenAiErrorBody,
-  type OpenAiUsage,
-} from '../../intel/index.js';
+import { OpenAiRequestSchema, type OpenAiErrorBody, type OpenAiUsage } from '../../intel/index.js';
 import type { ReasoningEffort } from '../../protocol/index.js';
 import type { OpenAiPromptCache } from './openai-prompt-cache.js';
 import type { Step } from './playbook.js';
