@@ -282,11 +282,8 @@ export class NodeLifecycle {
         this.#events.frame(frame);
         break;
       case 'usage': {
-        const usage: Usage = {
-          input_tokens: frame.input_tokens,
-          output_tokens: frame.output_tokens,
-          ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }),
-        };
+        // Every count the child reported: the totals, the cache and reasoning splits, the cost.
+        const { type: _frame, ...usage } = frame;
         node.usage = addUsage(node.usage, usage);
         store.addUsage(runId, node.id, usage);
         owner.emit({ type: 'usage', nodeId: node.id, usage });
