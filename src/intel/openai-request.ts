@@ -47,13 +47,13 @@ function toOpenAiMessage(message: TranscriptMessage) {
 
 type OpenAiOutgoingMessage = ReturnType<typeof toOpenAiMessage>;
 
+/** The field an output cap can go in: OpenAI's current one, or the one every server knows. */
+export type OutputCapField = NonNullable<Endpoint['max_tokens_field']>;
+
 /** The output cap in the field it goes in. */
 function outputCap(field: OutputCapField, tokens: number) {
   return field === 'max_tokens' ? { max_tokens: tokens } : { max_completion_tokens: tokens };
 }
-
-/** The field an output cap can go in: OpenAI's current one, or the one every server knows. */
-export type OutputCapField = NonNullable<Endpoint['max_tokens_field']>;
 
 /** Host suffixes of Azure OpenAI resources, whose reasoning deployments refuse `max_tokens` too. */
 const AZURE_OPENAI_SUFFIXES = [
@@ -104,6 +104,9 @@ export function buildOpenAiRequest(call: DialectCall) {
           tool_choice: request.toolChoice ?? 'auto',
         }
       : {}),
+    // Sent as configured, for reasoning models too: which of them take temperature and top_p
+    // depends on the model, its version and the effort (GPT-5.1 at `none` does, o3 does not), so
+    // the provider judges and a refusal comes back with its message (docs/intelligence.md).
     ...(sampling.temperature === undefined ? {} : { temperature: sampling.temperature }),
     ...(sampling.top_p === undefined ? {} : { top_p: sampling.top_p }),
     ...(sampling.max_output_tokens === undefined

@@ -1,3 +1,12 @@
+/** The fake's token count: four characters a token, as its usage estimates. */
+const CHARS_PER_TOKEN = 4;
+/** OpenAI caches prompts of at least this many tokens. */
+const MIN_CACHED_TOKENS = 1024;
+/** Cache hits grow in steps of this many tokens past the first 1024. */
+const CACHE_INCREMENT_TOKENS = 128;
+/** Prompts remembered per model; enough for any test, bounded for a long-running mock server. */
+const MAX_PROMPTS = 256;
+
 /**
  * The fake's model of OpenAI's automatic prompt caching: a prompt of at least 1024 tokens whose
  * beginning repeats the beginning of a prompt the same model has been sent reports that prefix as
@@ -22,15 +31,6 @@ export class OpenAiPromptCache {
     return cacheIncrement(Math.min(Math.floor(longest / CHARS_PER_TOKEN), promptTokens));
   }
 }
-
-/** The fake's token count: four characters a token, as its usage estimates. */
-const CHARS_PER_TOKEN = 4;
-/** OpenAI caches prompts of at least this many tokens. */
-export const MIN_CACHED_TOKENS = 1024;
-/** Cache hits grow in steps of this many tokens past the first 1024. */
-export const CACHE_INCREMENT_TOKENS = 128;
-/** Prompts remembered per model; enough for any test, bounded for a long-running mock server. */
-const MAX_PROMPTS = 256;
 
 /** `tokens` of matching prefix as OpenAI reports them: 0 under 1024, else down to 1024 + 128·n. */
 export function cacheIncrement(tokens: number): number {

@@ -74,7 +74,7 @@ function effortOf(request: OpenAiRequest): ReasoningEffort {
 }
 
 /** The reasoning tokens a reasoning model reports when the step does not say: by effort. */
-export const DEFAULT_REASONING_TOKENS: Readonly<Record<ReasoningEffort, number>> = {
+const DEFAULT_REASONING_TOKENS: Readonly<Record<ReasoningEffort, number>> = {
   none: 0,
   minimal: 8,
   low: 64,
