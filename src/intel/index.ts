@@ -27,6 +27,7 @@ export {
   type OpenAiChunk,
   type OpenAiErrorBody,
   type OpenAiResponse,
+  type OpenAiUsage,
 } from './openai-wire.js';
 export {
   ResponsesRequestSchema,

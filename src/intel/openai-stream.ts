@@ -2,7 +2,7 @@ import { AttemptFailure } from './attempt-failure.js';
 import { decodeJson } from './decode-json.js';
 import { notTheShape, type DecodedResponse, type StreamDecoder } from './dialect.js';
 import type { ModelDelta } from './model.js';
-import { openAiFinishReason } from './openai-response.js';
+import { decodeOpenAiUsage, openAiFinishReason } from './openai-response.js';
 import { OpenAiChunkSchema } from './openai-wire.js';
 import type { SseEvent } from './sse-events.js';
 import { toolCallFromText } from './tool-call-args.js';
@@ -16,8 +16,8 @@ interface PartialCall {
 
 /**
  * Decodes a streamed chat completion: `data:` chunks with `choices[0].delta`, tool-call pieces
- * keyed by their `index`, usage in a last chunk (asked for with `stream_options.include_usage`),
- * then `data: [DONE]`.
+ * keyed by their `index`, usage in a last chunk (asked for with `stream_options.include_usage`;
+ * cached and reasoning tokens split out as in an unstreamed answer), then `data: [DONE]`.
  */
 export class OpenAiStreamDecoder implements StreamDecoder {
   readonly #names: ToolNames;
@@ -53,12 +53,7 @@ export class OpenAiStreamDecoder implements StreamDecoder {
       throw new AttemptFailure('stream_error', 'the endpoint reported an error inside the stream');
     }
     this.#model ??= chunk.model;
-    if (chunk.usage !== null && chunk.usage !== undefined) {
-      this.#usage = {
-        input_tokens: chunk.usage.prompt_tokens,
-        output_tokens: chunk.usage.completion_tokens,
-      };
-    }
+    this.#usage = decodeOpenAiUsage(chunk.usage) ?? this.#usage;
     const deltas: ModelDelta[] = [];
     const choice = chunk.choices.find((c) => (c.index ?? 0) === 0);
     if (choice === undefined) return deltas;

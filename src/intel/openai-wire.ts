@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReasoningEffortSchema } from '../protocol/index.js';
 
 /**
  * The OpenAI chat-completions wire shapes arbor reads and writes. The client builds requests of
@@ -57,18 +58,35 @@ export const OpenAiRequestSchema = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   temperature: z.number().optional(),
   top_p: z.number().optional(),
+  /** The output cap as every OpenAI-compatible server knows it; OpenAI's reasoning models refuse it. */
   max_tokens: z.number().int().positive().optional(),
+  /** The output cap, reasoning included, as OpenAI and Azure OpenAI take it. */
   max_completion_tokens: z.number().int().positive().optional(),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   seed: z.number().int().optional(),
+  /** How hard a reasoning model thinks. */
+  reasoning_effort: ReasoningEffortSchema.optional(),
 });
 export type OpenAiRequest = z.input<typeof OpenAiRequestSchema>;
 
+const TokenCountSchema = z.number().int().nonnegative();
+
+/**
+ * Token usage. `prompt_tokens` counts the whole prompt, its cached prefix included; the cached part
+ * is `prompt_tokens_details.cached_tokens`. `completion_tokens` counts the answer and the reasoning
+ * before it; the reasoning part is `completion_tokens_details.reasoning_tokens`. Servers that are
+ * not OpenAI's may omit the details, or send them as `null`.
+ */
 const OpenAiUsageSchema = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  total_tokens: z.number().int().nonnegative().optional(),
+  prompt_tokens: TokenCountSchema,
+  completion_tokens: TokenCountSchema,
+  total_tokens: TokenCountSchema.optional(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: TokenCountSchema.nullish() }).nullish(),
+  completion_tokens_details: z
+    .looseObject({ reasoning_tokens: TokenCountSchema.nullish() })
+    .nullish(),
 });
+export type OpenAiUsage = z.input<typeof OpenAiUsageSchema>;
 
 export const OpenAiResponseSchema = z.looseObject({
   id: z.string().optional(),

@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../protocol/index.js';
 import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
 import { inspectRequest } from './inspect-request.js';
+import type { OpenAiPromptCache } from './openai-prompt-cache.js';
 import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
+import { openAiRefusal, openAiUsage } from './openai-rules.js';
 import { playFault } from './play-fault.js';
 import { requestTokens, type FakeRateLimiter } from './rate-limit.js';
 import type { Playbook } from './playbook.js';
@@ -21,6 +23,8 @@ export interface ScriptState {
   readonly landings: Map<string, number>;
   /** The playbook's `rate_limit`, counted across requests; absent when it has none. */
   readonly rateLimiter: FakeRateLimiter | undefined;
+  /** The prompts OpenAI-dialect requests have sent, for cache reads. */
+  readonly openAiCache: OpenAiPromptCache;
   nextCallId(): string;
   /** The Responses API's rules and what they remember across requests (issued reasoning). */
   readonly responses: ResponsesRules;
@@ -34,10 +38,11 @@ export async function answerRequest(
   response: ServerResponse,
   record: RecordedRequest,
 ): Promise<void> {
-  const fail = (status: number, message: string): void => {
+  const fail = (status: number, message: string, errorBody?: unknown): void => {
     record.status = status;
     record.error = message;
-    sendError(response, dialect, status, message);
+    if (errorBody === undefined) sendError(response, dialect, status, message);
+    else sendJson(response, status, errorBody);
   };
   const body = await readJsonBody(request);
   if (!body.ok) {
@@ -50,14 +55,18 @@ export async function answerRequest(
     fail(400, `Invalid request: ${inspection.reason}`);
     return;
   }
+  const openAiRefused = dialect === 'openai' ? openAiRefusal(body.value) : undefined;
+  if (openAiRefused !== undefined) {
+    fail(400, openAiRefused.error.message, openAiRefused);
+    return;
+  }
   const inspected = inspection.request;
   record.stream = inspected.stream;
   record.tool_results = inspected.toolResults;
-  const refusal = dialect === 'openai-responses' ? state.responses.refuse(body.value) : undefined;
-  if (refusal !== undefined) {
-    record.status = refusal.status;
-    record.error = refusal.body.error.message;
-    sendJson(response, refusal.status, refusal.body);
+  const responsesRefused =
+    dialect === 'openai-responses' ? state.responses.refuse(body.value) : undefined;
+  if (responsesRefused !== undefined) {
+    fail(responsesRefused.status, responsesRefused.body.error.message, responsesRefused.body);
     return;
   }
   const selection = selectStep(state.playbook, inspected, state.landings);
@@ -85,6 +94,8 @@ export async function answerRequest(
     return;
   }
   const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
+  const usage =
+    dialect === 'openai' ? openAiUsage(answer, step, body.value, state.openAiCache) : undefined;
   record.status = 200;
   const extras =
     dialect === 'openai-responses' ? state.responses.extras(body.value, answer) : undefined;
@@ -93,7 +104,7 @@ export async function answerRequest(
       extras !== undefined
         ? responsesStreamEvents(answer, extras)
         : dialect === 'openai'
-          ? openAiStreamEvents(answer, inspected.includeUsage)
+          ? openAiStreamEvents(answer, inspected.includeUsage, usage)
           : anthropicStreamEvents(answer);
     if (fault === undefined) {
       sendEvents(response, events, { headers });
@@ -105,9 +116,9 @@ export async function answerRequest(
       cut: true,
     });
   } else if (extras !== undefined) {
-    sendJson(response, 200, responsesBody(answer, extras));
+    sendJson(response, 200, responsesBody(answer, extras), headers);
   } else if (dialect === 'openai') {
-    sendJson(response, 200, openAiCompletion(answer), headers);
+    sendJson(response, 200, openAiCompletion(answer, usage), headers);
   } else {
     sendJson(response, 200, anthropicMessage(answer), headers);
   }

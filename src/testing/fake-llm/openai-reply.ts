@@ -1,4 +1,9 @@
-import type { OpenAiChunk, OpenAiErrorBody, OpenAiResponse } from '../../intel/index.js';
+import type {
+  OpenAiChunk,
+  OpenAiErrorBody,
+  OpenAiResponse,
+  OpenAiUsage,
+} from '../../intel/index.js';
 import { argsChunks, textChunks, type ScriptedAnswer } from './scripted-answer.js';
 
 /** Seconds since the epoch, as OpenAI's `created`. Fixed per answer, not per chunk. */
@@ -6,7 +11,8 @@ function created(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-function usageOf(answer: ScriptedAnswer) {
+/** The answer's usage without details: what a server that is not OpenAI's may send. */
+function usageOf(answer: ScriptedAnswer): OpenAiUsage {
   const { input_tokens, output_tokens } = answer.usage;
   return {
     prompt_tokens: input_tokens,
@@ -19,8 +25,11 @@ function finishReason(answer: ScriptedAnswer): string {
   return answer.toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
-/** An unstreamed chat completion. */
-export function openAiCompletion(answer: ScriptedAnswer): OpenAiResponse {
+/** An unstreamed chat completion, with `usage` as OpenAI's rules made it (openai-rules.ts). */
+export function openAiCompletion(
+  answer: ScriptedAnswer,
+  usage: OpenAiUsage = usageOf(answer),
+): OpenAiResponse {
   const hasCalls = answer.toolCalls.length > 0;
   return {
     id: `chatcmpl-${answer.seq}`,
@@ -46,7 +55,7 @@ export function openAiCompletion(answer: ScriptedAnswer): OpenAiResponse {
         finish_reason: finishReason(answer),
       },
     ],
-    usage: usageOf(answer),
+    usage,
   };
 }
 
@@ -55,7 +64,11 @@ export function openAiCompletion(answer: ScriptedAnswer): OpenAiResponse {
  * chunks, tool-call chunks (id and name first, then argument pieces), a finish chunk, a usage
  * chunk when `stream_options.include_usage` asked for one, then `[DONE]`.
  */
-export function openAiStreamEvents(answer: ScriptedAnswer, includeUsage: boolean): string[] {
+export function openAiStreamEvents(
+  answer: ScriptedAnswer,
+  includeUsage: boolean,
+  usage: OpenAiUsage = usageOf(answer),
+): string[] {
   const base = {
     id: `chatcmpl-${answer.seq}`,
     object: 'chat.completion.chunk',
@@ -82,7 +95,7 @@ export function openAiStreamEvents(answer: ScriptedAnswer, includeUsage: boolean
     }
   });
   chunks.push(chunk({}, finishReason(answer)));
-  if (includeUsage) chunks.push({ ...base, choices: [], usage: usageOf(answer) });
+  if (includeUsage) chunks.push({ ...base, choices: [], usage });
   return [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'];
 }
 

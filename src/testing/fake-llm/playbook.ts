@@ -60,6 +60,11 @@ export const StepSchema = z
     text: z.string().optional(),
     tool_calls: z.array(ScriptedToolCallSchema).optional(),
     usage: z.strictObject({ input_tokens: CountSchema, output_tokens: CountSchema }).optional(),
+    /**
+     * OpenAI dialect: the reasoning tokens reported (`completion_tokens_details.reasoning_tokens`),
+     * part of the output tokens. Default: by reasoning effort for a reasoning model, else 0.
+     */
+    reasoning_tokens: CountSchema.optional(),
     delay_ms: CountSchema.optional(),
     /**
      * Stream the text in pieces of this many characters, not a word at a time: a word (a key the

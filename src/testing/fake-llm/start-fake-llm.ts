@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { ArborError, type Dialect } from '../../protocol/index.js';
 import { answerRequest, type ScriptState } from './answer-request.js';
 import { parsePlaybook } from './load-playbook.js';
+import { OpenAiPromptCache } from './openai-prompt-cache.js';
 import type { Playbook, PlaybookInput } from './playbook.js';
 import type { RecordedRequest } from './recorded-request.js';
 import { FakeRateLimiter } from './rate-limit.js';
@@ -93,10 +94,12 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   let rateLimiter = limiterOf(playbook);
   let callIds = 0;
   const responses = new ResponsesRules();
+  const openAiCache = new OpenAiPromptCache();
   const state = (): ScriptState => ({
     playbook,
     landings,
     rateLimiter,
+    openAiCache,
     nextCallId: () => `call_${++callIds}`,
     responses,
   });
