@@ -1,18 +1,20 @@
 import type { TranscriptMessage } from '../protocol/index.js';
+import { cacheControlOf, withCacheBreakpoints } from './anthropic-cache.js';
+import { reasoningBlocks, thinkingParams } from './anthropic-thinking.js';
 import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from './anthropic-wire.js';
 import type { DialectCall } from './dialect.js';
 import type { ModelRequest } from './model.js';
 import { toolResultText } from './render-tool-result.js';
 import { toWireToolName } from './wire-names.js';
 
-/** `max_tokens` is required by the messages API; this is used when sampling sets no bound. */
-const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
-
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
 
 type Role = AnthropicMessage['role'];
 
-function toBlocks(message: Exclude<TranscriptMessage, { role: 'system' | 'note' }>): {
+function toBlocks(
+  message: Exclude<TranscriptMessage, { role: 'system' | 'note' }>,
+  model: string,
+): {
   role: Role;
   blocks: AnthropicBlock[];
 } {
@@ -20,7 +22,8 @@ function toBlocks(message: Exclude<TranscriptMessage, { role: 'system' | 'note' 
     case 'user':
       return { role: 'user', blocks: [{ type: 'text', text: message.text }] };
     case 'assistant': {
-      const blocks: AnthropicBlock[] = [];
+      // Thinking first, as the model wrote it, then what it said and the tools it called.
+      const blocks: AnthropicBlock[] = reasoningBlocks(message.reasoning, model);
       // The API rejects empty text blocks.
       if (message.text !== undefined && message.text !== '') {
         blocks.push({ type: 'text', text: message.text });
@@ -55,11 +58,14 @@ function toBlocks(message: Exclude<TranscriptMessage, { role: 'system' | 'note' 
  * several blocks: the tool results answering one assistant turn must all sit in the single user
  * message that follows it.
  */
-function toAnthropicMessages(messages: ModelRequest['messages']): AnthropicMessage[] {
+function toAnthropicMessages(
+  messages: ModelRequest['messages'],
+  model: string,
+): AnthropicMessage[] {
   const out: { role: Role; blocks: AnthropicBlock[] }[] = [];
   for (const message of messages) {
     if (message.role === 'system' || message.role === 'note') continue;
-    const next = toBlocks(message);
+    const next = toBlocks(message, model);
     if (next.blocks.length === 0) continue;
     const last = out.at(-1);
     if (last?.role === next.role) last.blocks.push(...next.blocks);
@@ -80,16 +86,21 @@ function systemText(request: ModelRequest): string {
   return parts.filter((part) => part !== '').join('\n\n');
 }
 
-/** The body of `POST /messages` for one call. */
+/**
+ * The body of `POST /messages` for one call: the conversation, its tools, sampling, extended
+ * thinking when a budget is set (see `thinkingParams`), and prompt-cache breakpoints unless the
+ * endpoint turns caching off (see `withCacheBreakpoints`).
+ */
 export function buildAnthropicRequest(call: DialectCall): AnthropicRequest {
   const { request, sampling } = call;
   const system = systemText(request);
   const tools = request.tools ?? [];
-  return {
+  const thinking = thinkingParams(sampling, request);
+  const body: AnthropicRequest = {
     model: call.model,
-    max_tokens: sampling.max_output_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    max_tokens: thinking.max_tokens,
     ...(system === '' ? {} : { system }),
-    messages: toAnthropicMessages(request.messages),
+    messages: toAnthropicMessages(request.messages, call.model),
     ...(tools.length > 0
       ? {
           tools: tools.map((tool) => ({
@@ -100,11 +111,16 @@ export function buildAnthropicRequest(call: DialectCall): AnthropicRequest {
           tool_choice: { type: TOOL_CHOICE[request.toolChoice ?? 'auto'] },
         }
       : {}),
-    ...(sampling.temperature === undefined ? {} : { temperature: sampling.temperature }),
-    ...(sampling.top_p === undefined ? {} : { top_p: sampling.top_p }),
+    ...(thinking.thinking === undefined ? {} : { thinking: thinking.thinking }),
+    ...(sampling.temperature === undefined || !thinking.allowsTemperature
+      ? {}
+      : { temperature: sampling.temperature }),
+    ...(sampling.top_p === undefined || !thinking.allowsTopP ? {} : { top_p: sampling.top_p }),
     ...(sampling.stop === undefined || sampling.stop.length === 0
       ? {}
       : { stop_sequences: sampling.stop }),
     ...(call.stream ? { stream: true } : {}),
   };
+  const marker = cacheControlOf(call.endpoint);
+  return marker === undefined ? body : withCacheBreakpoints(body, marker);
 }

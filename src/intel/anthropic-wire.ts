@@ -8,26 +8,59 @@ import { z } from 'zod';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-const TextBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+/**
+ * A prompt-cache breakpoint: the prefix up to and including the block that carries it is cached
+ * (five minutes, or an hour with `ttl: "1h"`). At most four per request.
+ */
+export const CacheControlSchema = z.looseObject({
+  type: z.literal('ephemeral'),
+  ttl: z.enum(['5m', '1h']).optional(),
+});
+export type AnthropicCacheControl = z.infer<typeof CacheControlSchema>;
+const cacheControl = CacheControlSchema.optional();
+
+const TextBlockSchema = z.looseObject({
+  type: z.literal('text'),
+  text: z.string(),
+  cache_control: cacheControl,
+});
 const ToolUseBlockSchema = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string().min(1),
   name: z.string().min(1),
   input: z.record(z.string(), z.unknown()),
+  cache_control: cacheControl,
 });
 const ToolResultBlockSchema = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
   is_error: z.boolean().optional(),
+  cache_control: cacheControl,
+});
+/** Extended thinking: what the model thought, and the signature that proves it unaltered. */
+export const ThinkingBlockSchema = z.looseObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string(),
+});
+/** Thinking the safety systems flagged, encrypted: `data` goes back as it came. */
+export const RedactedThinkingBlockSchema = z.looseObject({
+  type: z.literal('redacted_thinking'),
+  data: z.string(),
 });
 export type AnthropicTextBlock = z.infer<typeof TextBlockSchema>;
 export type AnthropicToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
+export type AnthropicThinkingBlock = z.infer<typeof ThinkingBlockSchema>;
+export type AnthropicRedactedThinkingBlock = z.infer<typeof RedactedThinkingBlockSchema>;
 
-const KNOWN_BLOCKS = ['text', 'tool_use', 'tool_result'];
+/** The block types of extended thinking, which arbor keeps verbatim and sends back. */
+export const THINKING_BLOCK_TYPES: readonly string[] = ['thinking', 'redacted_thinking'];
+
+const KNOWN_BLOCKS = ['text', 'tool_use', 'tool_result', ...THINKING_BLOCK_TYPES];
 /**
- * Blocks arbor does not produce or read (images, documents, thinking): passed over. A block whose
- * type is known never matches this one, so a block of type `text` is a valid text block.
+ * Blocks arbor does not produce or read (images, documents): passed over. A block whose type is
+ * known never matches this one, so a block of type `text` is a valid text block.
  */
 const OtherBlockSchema = z.looseObject({
   type: z.string().refine((type) => !KNOWN_BLOCKS.includes(type), 'unexpected block shape'),
@@ -37,6 +70,8 @@ const AnthropicBlockSchema = z.union([
   TextBlockSchema,
   ToolUseBlockSchema,
   ToolResultBlockSchema,
+  ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
   OtherBlockSchema,
 ]);
 export type AnthropicBlock = z.input<typeof AnthropicBlockSchema>;
@@ -58,6 +93,7 @@ export const AnthropicRequestSchema = z.looseObject({
         name: z.string().min(1),
         description: z.string().optional(),
         input_schema: z.record(z.string(), z.unknown()),
+        cache_control: cacheControl,
       }),
     )
     .optional(),
@@ -68,6 +104,13 @@ export const AnthropicRequestSchema = z.looseObject({
   temperature: z.number().optional(),
   top_p: z.number().optional(),
   stop_sequences: z.array(z.string()).optional(),
+  /** Extended thinking, with its token budget (at least 1024, below `max_tokens`). */
+  thinking: z
+    .union([
+      z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+      z.looseObject({ type: z.literal('disabled') }),
+    ])
+    .optional(),
 });
 export type AnthropicRequest = z.input<typeof AnthropicRequestSchema>;
 
@@ -76,6 +119,13 @@ const AnthropicUsageSchema = z.looseObject({
   output_tokens: z.number().int().nonnegative().optional(),
   cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
   cache_read_input_tokens: z.number().int().nonnegative().nullish(),
+  /** The cache writes by lifetime; their sum is `cache_creation_input_tokens`. */
+  cache_creation: z
+    .looseObject({
+      ephemeral_5m_input_tokens: z.number().int().nonnegative().nullish(),
+      ephemeral_1h_input_tokens: z.number().int().nonnegative().nullish(),
+    })
+    .nullish(),
 });
 export type AnthropicUsage = z.input<typeof AnthropicUsageSchema>;
 
@@ -110,6 +160,9 @@ export const AnthropicStreamEventSchema = z.discriminatedUnion('type', [
       id: z.string().optional(),
       name: z.string().optional(),
       text: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
+      data: z.string().optional(),
     }),
   }),
   z.looseObject({
@@ -119,6 +172,8 @@ export const AnthropicStreamEventSchema = z.discriminatedUnion('type', [
       type: z.string(),
       text: z.string().optional(),
       partial_json: z.string().optional(),
+      thinking: z.string().optional(),
+      signature: z.string().optional(),
     }),
   }),
   z.looseObject({ type: z.literal('content_block_stop'), index: z.number().int().nonnegative() }),
