@@ -2,8 +2,8 @@ import { completeRequest, meetGrant } from '../authority/index.js';
 import {
   CaveatsSchema,
   intelSecrets,
-  replayTranscript,
   SecretScrubber,
+  shownTranscript,
   toStoredEvent,
   turnAnnounced,
   type Caveats,
@@ -392,6 +392,6 @@ export class Runtime {
  * gave (the child records the answer before it reports the call).
  */
 function promptOf(store: SqliteStore, runId: string, nodeId: string): TranscriptMessage[] {
-  const messages = replayTranscript(store.listTranscript(runId, nodeId));
+  const messages = shownTranscript(store.listTranscript(runId, nodeId));
   return messages.at(-1)?.role === 'assistant' ? messages.slice(0, -1) : messages;
 }
