@@ -29,20 +29,22 @@ export function anthropicFinishReason(reason: string | null | undefined): Finish
 /**
  * Usage as arbor keeps it. `input_tokens` is the whole input, as budgets see it: the API counts
  * cache writes and reads apart from its own `input_tokens` (the uncached rest), so they are added
- * back; they are also split out as the API reported them, the one-hour writes on their own.
+ * back; they are also split out as the API reported them, the one-hour writes on their own (a
+ * zero count is left out).
  * `undefined` until the output count is known.
  */
 export function anthropicUsage(usage: AnthropicUsage | undefined): DecodedUsage | undefined {
   if (usage?.output_tokens === undefined) return undefined;
-  const reads = usage.cache_read_input_tokens ?? undefined;
-  const writes = usage.cache_creation_input_tokens ?? undefined;
-  const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? undefined;
+  const reads = usage.cache_read_input_tokens ?? 0;
+  const writes = usage.cache_creation_input_tokens ?? 0;
+  const writes1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  // The API reports zeros when nothing was cached; a split is kept only where there is one.
   return {
-    input_tokens: (usage.input_tokens ?? 0) + (writes ?? 0) + (reads ?? 0),
+    input_tokens: (usage.input_tokens ?? 0) + writes + reads,
     output_tokens: usage.output_tokens,
-    ...(reads === undefined ? {} : { cache_read_tokens: reads }),
-    ...(writes === undefined ? {} : { cache_write_tokens: writes }),
-    ...(writes1h === undefined ? {} : { cache_write_1h_tokens: writes1h }),
+    ...(reads === 0 ? {} : { cache_read_tokens: reads }),
+    ...(writes === 0 ? {} : { cache_write_tokens: writes }),
+    ...(writes1h === 0 ? {} : { cache_write_1h_tokens: writes1h }),
   };
 }
 

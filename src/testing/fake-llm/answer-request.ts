@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../protocol/index.js';
 import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
+import { anthropicExtras, type AnthropicRules } from './anthropic-rules.js';
 import { inspectRequest } from './inspect-request.js';
 import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
 import { playFault } from './play-fault.js';
@@ -16,6 +17,8 @@ export interface ScriptState {
   readonly playbook: Playbook;
   /** Requests per `script:step`, for `faults` lists. */
   readonly landings: Map<string, number>;
+  /** Extended thinking and prompt caching, as Anthropic plays them. */
+  readonly anthropic: AnthropicRules;
   nextCallId(): string;
 }
 
@@ -44,6 +47,11 @@ export async function answerRequest(
     return;
   }
   const inspected = inspection.request;
+  const refusal = dialect === 'anthropic' ? state.anthropic.refusal(body.value) : undefined;
+  if (refusal !== undefined) {
+    fail(400, refusal);
+    return;
+  }
   record.stream = inspected.stream;
   record.tool_results = inspected.toolResults;
   const selection = selectStep(state.playbook, inspected, state.landings);
@@ -64,11 +72,13 @@ export async function answerRequest(
   }
   const answer = scriptedAnswer(step, inspected, record.seq, body.chars, () => state.nextCallId());
   record.status = 200;
+  const extras =
+    dialect === 'anthropic' ? anthropicExtras(state, step, inspected, body.value) : undefined;
   if (inspected.stream) {
     const events =
       dialect === 'openai'
         ? openAiStreamEvents(answer, inspected.includeUsage)
-        : anthropicStreamEvents(answer);
+        : anthropicStreamEvents(answer, extras);
     if (fault === undefined) {
       sendEvents(response, events);
       return;
@@ -81,6 +91,6 @@ export async function answerRequest(
   } else if (dialect === 'openai') {
     sendJson(response, 200, openAiCompletion(answer));
   } else {
-    sendJson(response, 200, anthropicMessage(answer));
+    sendJson(response, 200, anthropicMessage(answer, extras));
   }
 }

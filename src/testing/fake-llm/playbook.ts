@@ -59,6 +59,11 @@ export const StepSchema = z
     text: z.string().optional(),
     tool_calls: z.array(ScriptedToolCallSchema).optional(),
     usage: z.strictObject({ input_tokens: CountSchema, output_tokens: CountSchema }).optional(),
+    /**
+     * Anthropic, when the request enables extended thinking: the text of the signed thinking block
+     * the answer opens with (default: a line naming the step).
+     */
+    thinking: z.string().optional(),
     delay_ms: CountSchema.optional(),
     /**
      * Stream the text in pieces of this many characters, not a word at a time: a word (a key the
@@ -98,6 +103,8 @@ export type Script = z.infer<typeof ScriptSchema>;
 
 export const PlaybookSchema = z.strictObject({
   scripts: z.array(ScriptSchema).min(1, 'expected at least one script'),
+  /** Anthropic prompt caching: prefixes shorter than `min_tokens` are not cached (default 1024). */
+  prompt_cache: z.strictObject({ min_tokens: z.number().int().positive() }).optional(),
 });
 /** A playbook as written (defaults optional). */
 export type PlaybookInput = z.input<typeof PlaybookSchema>;

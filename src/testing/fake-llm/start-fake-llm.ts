@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ArborError, type Dialect } from '../../protocol/index.js';
 import { answerRequest, type ScriptState } from './answer-request.js';
+import { AnthropicRules } from './anthropic-rules.js';
 import { parsePlaybook } from './load-playbook.js';
 import type { Playbook, PlaybookInput } from './playbook.js';
 import type { RecordedRequest } from './recorded-request.js';
@@ -85,9 +86,11 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const sockets = new SocketTracker();
   let landings = new Map<string, number>();
   let callIds = 0;
+  const anthropic = new AnthropicRules();
   const state = (): ScriptState => ({
     playbook,
     landings,
+    anthropic,
     nextCallId: () => `call_${++callIds}`,
   });
 
