@@ -76,39 +76,36 @@ interface Unit {
 }
 
 function unitsOf(body: AnthropicBodyView): Unit[] {
-  const parts: object[] = [
-    ...(body.tools ?? []).map((tool) => ({ tool })),
+  // Each unit: where it sits (hashed, so a block moved is another prefix) and the block itself
+  // (counted: its JSON is part of the request's, so a prefix never outweighs the request).
+  const units: { at: string; block: object }[] = [
+    ...(body.tools ?? []).map((tool, index) => ({ at: `tools.${index}`, block: tool })),
     ...(body.system === undefined
       ? []
       : typeof body.system === 'string'
-        ? [{ system: { type: 'text', text: body.system } }]
-        : body.system.map((block) => ({ system: block }))),
-    ...body.messages.flatMap((message, index) =>
+        ? [{ at: 'system.0', block: { type: 'text', text: body.system } }]
+        : body.system.map((block, index) => ({ at: `system.${index}`, block }))),
+    ...body.messages.flatMap((message, m) =>
       (typeof message.content === 'string'
         ? [{ type: 'text', text: message.content }]
         : message.content
-      ).map((block) => ({ message: index, role: message.role, block })),
+      ).map((block, b) => ({ at: `messages.${m}.${message.role}.${b}`, block })),
     ),
   ];
   let hash = createHash('sha256').update(`model:${body.model}`).digest('hex');
   let chars = 0;
-  return parts.map((part) => {
-    const { marker, json } = withoutMarker(part);
-    hash = createHash('sha256').update(hash).update(json).digest('hex');
+  return units.map(({ at, block }) => {
+    const { marker, json } = withoutMarker(block);
+    hash = createHash('sha256').update(hash).update(at).update(json).digest('hex');
     chars += json.length;
     return { key: hash, tokens: Math.ceil(chars / CHARS_PER_TOKEN), ttlMs: ttlOf(marker) };
   });
 }
 
-/** The unit's JSON without its `cache_control`, and that marker. */
-function withoutMarker(part: object): { marker: unknown; json: string } {
-  let marker: unknown;
-  const json = JSON.stringify(part, (key, value: unknown) => {
-    if (key !== 'cache_control') return value;
-    marker = value;
-    return undefined;
-  });
-  return { marker, json };
+/** The block's JSON without its own `cache_control`, and that marker. */
+function withoutMarker(block: object): { marker: unknown; json: string } {
+  const { cache_control: marker, ...rest } = block as { cache_control?: unknown };
+  return { marker, json: JSON.stringify(rest) };
 }
 
 function ttlOf(marker: unknown): number | undefined {
