@@ -1,10 +1,10 @@
 import type { Endpoint } from '../protocol/index.js';
 import {
   THINKING_BLOCK_TYPES,
-  type AnthropicBlock,
   type AnthropicCacheControl,
-  type AnthropicMessage,
-  type AnthropicRequest,
+  type AnthropicSentBlock,
+  type AnthropicSentMessage,
+  type AnthropicSentRequest,
 } from './anthropic-wire.js';
 
 /** The most `cache_control` breakpoints the messages API takes in one request. */
@@ -20,7 +20,7 @@ export function cacheControlOf(
   return settings?.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
 }
 
-type Tools = NonNullable<AnthropicRequest['tools']>;
+type Tools = NonNullable<AnthropicSentRequest['tools']>;
 
 /**
  * The request with prompt-cache breakpoints, in the order the API reads a prompt (tools, system,
@@ -31,9 +31,9 @@ type Tools = NonNullable<AnthropicRequest['tools']>;
  * breakpoints, within the API's four. Thinking blocks cannot carry one and are never marked.
  */
 export function withCacheBreakpoints(
-  body: AnthropicRequest,
+  body: AnthropicSentRequest,
   marker: AnthropicCacheControl,
-): AnthropicRequest {
+): AnthropicSentRequest {
   const tools = markLastTool(body.tools, marker);
   const system = body.system;
   return {
@@ -59,7 +59,7 @@ function markLastTool(tools: Tools | undefined, marker: AnthropicCacheControl): 
 }
 
 /** Marks the last block that may carry a breakpoint (any but a thinking block). */
-function markLast<B extends AnthropicBlock>(
+function markLast<B extends AnthropicSentBlock>(
   blocks: readonly B[],
   marker: AnthropicCacheControl,
 ): B[] {
@@ -68,9 +68,9 @@ function markLast<B extends AnthropicBlock>(
 }
 
 function markNewestMessage(
-  messages: readonly AnthropicMessage[],
+  messages: readonly AnthropicSentMessage[],
   marker: AnthropicCacheControl,
-): AnthropicMessage[] {
+): AnthropicSentMessage[] {
   const last = messages.length - 1;
   return messages.map((message, index) => {
     if (index !== last) return message;

@@ -1,7 +1,11 @@
 import type { TranscriptMessage } from '../protocol/index.js';
 import { cacheControlOf, withCacheBreakpoints } from './anthropic-cache.js';
 import { reasoningBlocks, thinkingParams } from './anthropic-thinking.js';
-import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from './anthropic-wire.js';
+import type {
+  AnthropicSentBlock,
+  AnthropicSentMessage,
+  AnthropicSentRequest,
+} from './anthropic-wire.js';
 import type { DialectCall } from './dialect.js';
 import type { ModelRequest } from './model.js';
 import { toolResultText } from './render-tool-result.js';
@@ -9,21 +13,21 @@ import { toWireToolName } from './wire-names.js';
 
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
 
-type Role = AnthropicMessage['role'];
+type Role = AnthropicSentMessage['role'];
 
 function toBlocks(
   message: Exclude<TranscriptMessage, { role: 'system' | 'note' }>,
   model: string,
 ): {
   role: Role;
-  blocks: AnthropicBlock[];
+  blocks: AnthropicSentBlock[];
 } {
   switch (message.role) {
     case 'user':
       return { role: 'user', blocks: [{ type: 'text', text: message.text }] };
     case 'assistant': {
       // Thinking first, as the model wrote it, then what it said and the tools it called.
-      const blocks: AnthropicBlock[] = reasoningBlocks(message.reasoning, model);
+      const blocks: AnthropicSentBlock[] = reasoningBlocks(message.reasoning, model);
       // The API rejects empty text blocks.
       if (message.text !== undefined && message.text !== '') {
         blocks.push({ type: 'text', text: message.text });
@@ -61,8 +65,8 @@ function toBlocks(
 function toAnthropicMessages(
   messages: ModelRequest['messages'],
   model: string,
-): AnthropicMessage[] {
-  const out: { role: Role; blocks: AnthropicBlock[] }[] = [];
+): AnthropicSentMessage[] {
+  const out: { role: Role; blocks: AnthropicSentBlock[] }[] = [];
   for (const message of messages) {
     if (message.role === 'system' || message.role === 'note') continue;
     const next = toBlocks(message, model);
@@ -91,12 +95,12 @@ function systemText(request: ModelRequest): string {
  * thinking when a budget is set (see `thinkingParams`), and prompt-cache breakpoints unless the
  * endpoint turns caching off (see `withCacheBreakpoints`).
  */
-export function buildAnthropicRequest(call: DialectCall): AnthropicRequest {
+export function buildAnthropicRequest(call: DialectCall): AnthropicSentRequest {
   const { request, sampling } = call;
   const system = systemText(request);
   const tools = request.tools ?? [];
   const thinking = thinkingParams(sampling, request);
-  const body: AnthropicRequest = {
+  const body: AnthropicSentRequest = {
     model: call.model,
     max_tokens: thinking.max_tokens,
     ...(system === '' ? {} : { system }),
@@ -106,7 +110,8 @@ export function buildAnthropicRequest(call: DialectCall): AnthropicRequest {
           tools: tools.map((tool) => ({
             name: toWireToolName(tool.name),
             description: tool.description,
-            input_schema: tool.input_schema,
+            // The API takes object schemas only; an MCP tool's schema always is one.
+            input_schema: { ...tool.input_schema, type: 'object' as const },
           })),
           tool_choice: { type: TOOL_CHOICE[request.toolChoice ?? 'auto'] },
         }

@@ -2,8 +2,9 @@ import { ArborError, type ReasoningTrace, type Sampling } from '../protocol/inde
 import {
   RedactedThinkingBlockSchema,
   ThinkingBlockSchema,
-  type AnthropicBlock,
+  type AnthropicRedactedThinkingBlock,
   type AnthropicRequest,
+  type AnthropicThinkingBlock,
 } from './anthropic-wire.js';
 import type { ModelRequest } from './model.js';
 
@@ -72,13 +73,15 @@ export function thinkingParams(sampling: Sampling, request: ModelRequest): Think
 export function reasoningBlocks(
   reasoning: ReasoningTrace | undefined,
   model: string,
-): AnthropicBlock[] {
+): (AnthropicThinkingBlock | AnthropicRedactedThinkingBlock)[] {
   if (reasoning?.dialect !== ANTHROPIC_REASONING || reasoning.model !== model) return [];
   // The objects themselves, not parsed copies: the API verifies them as they were sent.
   return reasoning.blocks.filter(isThinkingBlock);
 }
 
-function isThinkingBlock(block: unknown): block is AnthropicBlock {
+function isThinkingBlock(
+  block: unknown,
+): block is AnthropicThinkingBlock | AnthropicRedactedThinkingBlock {
   return (
     ThinkingBlockSchema.safeParse(block).success ||
     RedactedThinkingBlockSchema.safeParse(block).success

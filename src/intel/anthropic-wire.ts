@@ -82,7 +82,8 @@ const AnthropicMessageSchema = z.looseObject({
 });
 export type AnthropicMessage = z.input<typeof AnthropicMessageSchema>;
 
-export const AnthropicRequestSchema = z.looseObject({
+/** The request's fields; the schema itself tolerates others (see `AnthropicRequestSchema`). */
+const AnthropicRequestFields = z.object({
   model: z.string().min(1),
   max_tokens: z.number().int().positive(),
   system: z.union([z.string(), z.array(TextBlockSchema)]).optional(),
@@ -112,7 +113,43 @@ export const AnthropicRequestSchema = z.looseObject({
     ])
     .optional(),
 });
+export const AnthropicRequestSchema = AnthropicRequestFields.loose();
 export type AnthropicRequest = z.input<typeof AnthropicRequestSchema>;
+
+type AnthropicToolDefinition = NonNullable<z.input<typeof AnthropicRequestFields>['tools']>[number];
+
+type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
+/** A tool result as arbor sends it: the result rendered as text. */
+type SentToolResult = {
+  [K in keyof ToolResultBlock as K extends 'content' ? never : K]: ToolResultBlock[K];
+} & { content: string };
+/** The blocks arbor writes (a subset of what `AnthropicRequestSchema` accepts). */
+export type AnthropicSentBlock =
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | SentToolResult
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock;
+/** A message as arbor writes it: always a list of blocks. */
+export interface AnthropicSentMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicSentBlock[];
+}
+/**
+ * The body arbor writes for `POST /messages`: `AnthropicRequestSchema`'s shape, narrowed to what
+ * arbor sends (checked against the official SDK's types in `test/intel/sdk-types-anthropic.test.ts`).
+ */
+export type AnthropicSentRequest = Omit<
+  z.input<typeof AnthropicRequestFields>,
+  'system' | 'messages' | 'stream' | 'tool_choice' | 'tools'
+> & {
+  /** The API takes only object schemas for tool input. */
+  tools?: (AnthropicToolDefinition & { input_schema: { type: 'object' } })[];
+  system?: string | AnthropicTextBlock[];
+  tool_choice?: { type: 'auto' | 'any' | 'none' };
+  messages: AnthropicSentMessage[];
+  stream?: true;
+};
 
 const AnthropicUsageSchema = z.looseObject({
   input_tokens: z.number().int().nonnegative().optional(),

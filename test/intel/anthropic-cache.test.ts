@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CACHE_BREAKPOINTS } from '../../src/intel/anthropic-cache.js';
 import { buildAnthropicRequest } from '../../src/intel/anthropic-request.js';
 import type { DialectCall } from '../../src/intel/dialect.js';
-import type { AnthropicRequest } from '../../src/intel/anthropic-wire.js';
+import type { AnthropicSentRequest } from '../../src/intel/anthropic-wire.js';
 import type { ModelRequest } from '../../src/intel/index.js';
 import { AnthropicRequestSchema } from '../../src/intel/index.js';
 import { ToolNames } from '../../src/intel/wire-names.js';
@@ -37,7 +37,7 @@ const STEP_TWO: TranscriptMessage[] = [
 ];
 
 /** Where the request's breakpoints sit, as paths into the body. */
-function breakpoints(body: AnthropicRequest): string[] {
+function breakpoints(body: AnthropicSentRequest): string[] {
   const out: string[] = [];
   (body.tools ?? []).forEach((tool, i) => {
     if (tool.cache_control !== undefined) out.push(`tools.${i}`);
