@@ -12,7 +12,7 @@ import type { ModelRequest } from './model.js';
 export const ANTHROPIC_REASONING = 'anthropic';
 
 /** `max_tokens` is required by the messages API; this is used when sampling sets no bound. */
-export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /** The request fields extended thinking decides: the output cap, `thinking`, what sampling stays. */
 export interface ThinkingParams {

@@ -12,7 +12,7 @@ export const ANTHROPIC_VERSION = '2023-06-01';
  * A prompt-cache breakpoint: the prefix up to and including the block that carries it is cached
  * (five minutes, or an hour with `ttl: "1h"`). At most four per request.
  */
-export const CacheControlSchema = z.looseObject({
+const CacheControlSchema = z.looseObject({
   type: z.literal('ephemeral'),
   ttl: z.enum(['5m', '1h']).optional(),
 });
@@ -74,13 +74,11 @@ const AnthropicBlockSchema = z.union([
   RedactedThinkingBlockSchema,
   OtherBlockSchema,
 ]);
-export type AnthropicBlock = z.input<typeof AnthropicBlockSchema>;
 
 const AnthropicMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.union([z.string(), z.array(AnthropicBlockSchema)]),
 });
-export type AnthropicMessage = z.input<typeof AnthropicMessageSchema>;
 
 /** The request's fields; the schema itself tolerates others (see `AnthropicRequestSchema`). */
 const AnthropicRequestFields = z.object({

@@ -9,14 +9,14 @@ const DOCS = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinkin
 export const REDACTED_THINKING_TRIGGER =
   'ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253';
 /** Below this many tokens a prefix is not cached (Anthropic's minimum for its larger models). */
-export const DEFAULT_CACHE_MIN_TOKENS = 1024;
+const DEFAULT_CACHE_MIN_TOKENS = 1024;
 const MAX_BREAKPOINTS = 4;
 const MIN_BUDGET = 1024;
 
 type Body = ReturnType<typeof AnthropicRequestSchema.parse>;
 
 /** The thinking block an answer opens with, when the request enabled thinking. */
-export type FakeThinkingBlock =
+type FakeThinkingBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string };
 
