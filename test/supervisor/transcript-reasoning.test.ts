@@ -5,6 +5,7 @@ import { sendTranscript } from '../../src/child/transcript-sender.js';
 import {
   SecretScrubber,
   decodeLine,
+  replayTranscript,
   shownTranscript,
   type ChildTranscriptEntry,
   type TranscriptMessage,
@@ -118,5 +119,24 @@ describe('views of a transcript', () => {
     expect(JSON.stringify(shown)).not.toContain('thinking');
     const { reasoning: _hidden, ...rest } = ASSISTANT;
     expect(shown).toEqual([{ role: 'user', text: 'go', ts: 1 }, rest]);
+  });
+});
+
+describe('a resume', () => {
+  it('replays the recorded transcript with each message’s reasoning, as the child sent it', () => {
+    const record = new TranscriptRecord(scrub);
+    const entries = [
+      { op: 'append', message: { role: 'user', text: 'go', ts: 1 } },
+      { op: 'append', message: ASSISTANT },
+      { op: 'append', message: { role: 'tool', id: 't1', name: 'fs.read', content: 'X', ts: 2 } },
+    ].map((fields) => {
+      const read = record.read(fields);
+      if (!('entry' in read)) throw new Error(read.invalid);
+      return read.entry;
+    });
+    const assistant = replayTranscript(entries)[1];
+    expect(assistant?.role === 'assistant' ? JSON.stringify(assistant.reasoning) : '').toBe(
+      snapshot,
+    );
   });
 });
