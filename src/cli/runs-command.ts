@@ -1,5 +1,5 @@
 import { parseAge } from '../config/index.js';
-import { ArborError, replayTranscript } from '../protocol/index.js';
+import { ArborError, shownTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { DEFAULT_DB_PATH, withStore, type SqliteStore } from '../store/index.js';
 import { sleep } from '../supervisor/index.js';
@@ -158,7 +158,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
           'usage',
           `Run ${runId} has no node \`${path}\` (its paths: ${nodes.map((n) => n.path).join(', ')}).`,
         );
-      const messages = replayTranscript(store.listTranscript(runId, node.id));
+      const messages = shownTranscript(store.listTranscript(runId, node.id));
       if (values.json === true)
         return write(
           io.stdout,
@@ -180,7 +180,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
         nodes: nodeViews(nodes),
         events: store.listEvents(runId).map((record) => wireLine(runId, record, paths)),
         transcripts: Object.fromEntries(
-          nodes.map((node) => [node.path, replayTranscript(store.listTranscript(runId, node.id))]),
+          nodes.map((node) => [node.path, shownTranscript(store.listTranscript(runId, node.id))]),
         ),
         gates: store.listGates({ runId }),
       };

@@ -1,5 +1,5 @@
 import {
-  replayTranscript,
+  shownTranscript,
   type NodeDetail,
   type RunDetail,
   type RunSummary,
@@ -73,7 +73,7 @@ export function nodeDetail(store: SqliteStore, runId: string, key: string): Node
   return {
     ...view,
     grant: grantOf(node),
-    messages: replayTranscript(store.listTranscript(runId, node.id)),
+    messages: shownTranscript(store.listTranscript(runId, node.id)),
     events: store
       .listEvents(runId)
       .filter((record) => record.nodeId === node.id)

@@ -1,26 +1,33 @@
 import type { TranscriptMessage } from '../protocol/index.js';
-import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from './anthropic-wire.js';
+import { cacheControlOf, withCacheBreakpoints } from './anthropic-cache.js';
+import { reasoningBlocks, thinkingParams } from './anthropic-thinking.js';
+import type {
+  AnthropicSentBlock,
+  AnthropicSentMessage,
+  AnthropicSentRequest,
+} from './anthropic-wire.js';
 import type { DialectCall } from './dialect.js';
 import type { ModelRequest } from './model.js';
 import { toolResultText } from './render-tool-result.js';
 import { toWireToolName } from './wire-names.js';
 
-/** `max_tokens` is required by the messages API; this is used when sampling sets no bound. */
-const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
-
 const TOOL_CHOICE = { auto: 'auto', required: 'any', none: 'none' } as const;
 
-type Role = AnthropicMessage['role'];
+type Role = AnthropicSentMessage['role'];
 
-function toBlocks(message: Exclude<TranscriptMessage, { role: 'system' | 'note' }>): {
+function toBlocks(
+  message: Exclude<TranscriptMessage, { role: 'system' | 'note' }>,
+  model: string,
+): {
   role: Role;
-  blocks: AnthropicBlock[];
+  blocks: AnthropicSentBlock[];
 } {
   switch (message.role) {
     case 'user':
       return { role: 'user', blocks: [{ type: 'text', text: message.text }] };
     case 'assistant': {
-      const blocks: AnthropicBlock[] = [];
+      // Thinking first, as the model wrote it, then what it said and the tools it called.
+      const blocks: AnthropicSentBlock[] = reasoningBlocks(message.reasoning, model);
       // The API rejects empty text blocks.
       if (message.text !== undefined && message.text !== '') {
         blocks.push({ type: 'text', text: message.text });
@@ -55,11 +62,14 @@ function toBlocks(message: Exclude<TranscriptMessage, { role: 'system' | 'note' 
  * several blocks: the tool results answering one assistant turn must all sit in the single user
  * message that follows it.
  */
-function toAnthropicMessages(messages: ModelRequest['messages']): AnthropicMessage[] {
-  const out: { role: Role; blocks: AnthropicBlock[] }[] = [];
+function toAnthropicMessages(
+  messages: ModelRequest['messages'],
+  model: string,
+): AnthropicSentMessage[] {
+  const out: { role: Role; blocks: AnthropicSentBlock[] }[] = [];
   for (const message of messages) {
     if (message.role === 'system' || message.role === 'note') continue;
-    const next = toBlocks(message);
+    const next = toBlocks(message, model);
     if (next.blocks.length === 0) continue;
     const last = out.at(-1);
     if (last?.role === next.role) last.blocks.push(...next.blocks);
@@ -80,31 +90,42 @@ function systemText(request: ModelRequest): string {
   return parts.filter((part) => part !== '').join('\n\n');
 }
 
-/** The body of `POST /messages` for one call. */
-export function buildAnthropicRequest(call: DialectCall): AnthropicRequest {
+/**
+ * The body of `POST /messages` for one call: the conversation, its tools, sampling, extended
+ * thinking when a budget is set (see `thinkingParams`), and prompt-cache breakpoints unless the
+ * endpoint turns caching off (see `withCacheBreakpoints`).
+ */
+export function buildAnthropicRequest(call: DialectCall): AnthropicSentRequest {
   const { request, sampling } = call;
   const system = systemText(request);
   const tools = request.tools ?? [];
-  return {
+  const thinking = thinkingParams(sampling, request);
+  const body: AnthropicSentRequest = {
     model: call.model,
-    max_tokens: sampling.max_output_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    max_tokens: thinking.max_tokens,
     ...(system === '' ? {} : { system }),
-    messages: toAnthropicMessages(request.messages),
+    messages: toAnthropicMessages(request.messages, call.model),
     ...(tools.length > 0
       ? {
           tools: tools.map((tool) => ({
             name: toWireToolName(tool.name),
             description: tool.description,
-            input_schema: tool.input_schema,
+            // The API takes object schemas only; an MCP tool's schema always is one.
+            input_schema: { ...tool.input_schema, type: 'object' as const },
           })),
           tool_choice: { type: TOOL_CHOICE[request.toolChoice ?? 'auto'] },
         }
       : {}),
-    ...(sampling.temperature === undefined ? {} : { temperature: sampling.temperature }),
-    ...(sampling.top_p === undefined ? {} : { top_p: sampling.top_p }),
+    ...(thinking.thinking === undefined ? {} : { thinking: thinking.thinking }),
+    ...(sampling.temperature === undefined || !thinking.allowsTemperature
+      ? {}
+      : { temperature: sampling.temperature }),
+    ...(sampling.top_p === undefined || !thinking.allowsTopP ? {} : { top_p: sampling.top_p }),
     ...(sampling.stop === undefined || sampling.stop.length === 0
       ? {}
       : { stop_sequences: sampling.stop }),
     ...(call.stream ? { stream: true } : {}),
   };
+  const marker = cacheControlOf(call.endpoint);
+  return marker === undefined ? body : withCacheBreakpoints(body, marker);
 }

@@ -77,6 +77,10 @@ export function toModelResponse(
     ...(answer.usage === undefined ? { usageEstimated: true } : {}),
     model: answer.model ?? prepared.model,
     endpointIndex: endpoint.index,
-    ...(answer.reasoning === undefined ? {} : { reasoning: answer.reasoning }),
+    // Pinned to the model asked for, which the next call compares with: a server that answers
+    // with a dated snapshot of an alias must not make the next call drop its thinking.
+    ...(answer.reasoning === undefined
+      ? {}
+      : { reasoning: { ...answer.reasoning, model: prepared.model } }),
   };
 }

@@ -118,6 +118,7 @@ export {
   type ChildTranscriptEntry,
   type TranscriptEntry,
 } from './transcript-entry.js';
+export { shownTranscript } from './shown-transcript.js';
 export {
   TRANSCRIPT_PART_CHARS,
   TranscriptPartSchema,

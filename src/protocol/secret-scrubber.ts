@@ -2,13 +2,16 @@ import { SecretMatcher } from './secret-matcher.js';
 import { StreamScrubber } from './stream-scrubber.js';
 
 /**
- * Keys of opaque provider data: what a provider gives back and must be sent again byte for byte
- * (a thinking block's `signature`, a `redacted_thinking` block's `data`, encrypted reasoning's
- * `encrypted_content`). Rewriting one would break the next call, so `deep` leaves them alone where
- * its caller says the object is the provider's (a transcript message's own fields, never a tool's
- * arguments, which the model writes). No event, outcome or view carries these fields.
+ * Keys of opaque provider data: what a provider gives back and must be sent again byte for byte.
+ * An assistant message's `reasoning` (Anthropic's thinking blocks with their signatures, the
+ * Responses API's encrypted reasoning) is the one a transcript carries: the provider checks its
+ * signature over the thinking text, so a secret-looking string the model happened to think must
+ * stay as it was or the next call of the turn is refused. `deep` leaves these keys alone where its
+ * caller says the object is the provider's (a transcript message's own fields, never a tool's
+ * arguments, which the model writes). No event, outcome or view carries them.
  */
 export const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
+  'reasoning',
   'signature',
   'encrypted_content',
   'redacted_thinking',

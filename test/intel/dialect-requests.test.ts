@@ -91,9 +91,15 @@ describe('OpenAI request', () => {
   });
 });
 
+/** A call to an endpoint with prompt caching off: the request as it was before breakpoints. */
+function uncached(request: ModelRequest, sampling: Sampling = {}, stream = false): DialectCall {
+  const plain = call(request, sampling, stream);
+  return { ...plain, endpoint: { ...plain.endpoint, prompt_cache: { enabled: false, ttl: '5m' } } };
+}
+
 describe('Anthropic request', () => {
   it('folds system and notes into `system` and merges consecutive same-role messages', () => {
-    const body = buildAnthropicRequest(call(CONVERSATION));
+    const body = buildAnthropicRequest(uncached(CONVERSATION));
     expect(body.system).toBe('Be brief.\n\nTwo steps left.');
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Read two files.' }] },
@@ -127,14 +133,14 @@ describe('Anthropic request', () => {
   });
 
   it('always sends max_tokens, and maps stop sequences', () => {
-    const plain = buildAnthropicRequest(call({ messages: [{ role: 'user', text: 'hi' }] }));
+    const plain = buildAnthropicRequest(uncached({ messages: [{ role: 'user', text: 'hi' }] }));
     expect(plain).toEqual({
       model: 'm',
       max_tokens: 4096,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     });
     const tuned = buildAnthropicRequest(
-      call(
+      uncached(
         { messages: [{ role: 'user', text: 'hi' }] },
         { max_output_tokens: 50, stop: ['##'] },
         true,
@@ -145,7 +151,7 @@ describe('Anthropic request', () => {
 
   it('drops an empty assistant text block, which the API rejects', () => {
     const body = buildAnthropicRequest(
-      call({
+      uncached({
         messages: [
           { role: 'user', text: 'hi' },
           { role: 'assistant', text: '', tool_calls: [] },

@@ -139,15 +139,23 @@ describe('OpenAI stream specifics', () => {
 });
 
 describe('Anthropic stream specifics', () => {
-  it('skips event types it does not know and thinking deltas', async () => {
+  it('skips event types it does not know', async () => {
     const events = anthropicStreamEvents(ANSWER);
-    const extra = [
-      'event: brand_new\ndata: {"type":"brand_new","x":1}\n\n',
-      'event: content_block_delta\ndata: {"type":"content_block_delta","index":9,"delta":{"type":"thinking_delta","thinking":"hm"}}\n\n',
-    ];
+    const extra = ['event: brand_new\ndata: {"type":"brand_new","x":1}\n\n'];
     const body = Buffer.from([events[0], ...extra, ...events.slice(1)].join(''));
     const { response } = await readAll([body], new AnthropicStreamDecoder(NAMES));
     expect(response).toEqual(EXPECTED);
+  });
+
+  it('fails as `bad_response` on a thinking delta for a block that is not thinking', async () => {
+    const events = anthropicStreamEvents(ANSWER);
+    const stray =
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":9,"delta":{"type":"thinking_delta","thinking":"hm"}}\n\n';
+    const body = Buffer.from([events[0], stray, ...events.slice(1)].join(''));
+    await expect(readAll([body], new AnthropicStreamDecoder(NAMES))).rejects.toMatchObject({
+      failureClass: 'bad_response',
+      message: 'thinking_delta for block 9, not a thinking block',
+    });
   });
 
   it('fails as `stream_error` on an error event', async () => {
@@ -160,19 +168,21 @@ describe('Anthropic stream specifics', () => {
     });
   });
 
-  it('counts cache reads and writes as input tokens', async () => {
-    const events = anthropicStreamEvents(ANSWER).map((e) =>
-      e.startsWith('event: message_start')
-        ? e.replace(
-            '"input_tokens":12',
-            '"input_tokens":12,"cache_read_input_tokens":100,"cache_creation_input_tokens":5',
-          )
-        : e,
-    );
+  it('counts cache reads and writes as input tokens, and splits them out', async () => {
+    // 117 tokens in all: 12 uncached, 100 read from the cache, 5 written (2 of them for an hour).
+    const answer = { ...ANSWER, usage: { input_tokens: 117, output_tokens: 34 } };
+    const events = anthropicStreamEvents(answer, { cache: { read: 100, write5m: 3, write1h: 2 } });
+    expect(events[0]).toContain('"input_tokens":12,');
     const { response } = await readAll(
       [Buffer.from(events.join(''))],
       new AnthropicStreamDecoder(NAMES),
     );
-    expect(response.usage).toEqual({ input_tokens: 117, output_tokens: 34 });
+    expect(response.usage).toEqual({
+      input_tokens: 117,
+      output_tokens: 34,
+      cache_read_tokens: 100,
+      cache_write_tokens: 5,
+      cache_write_1h_tokens: 2,
+    });
   });
 });

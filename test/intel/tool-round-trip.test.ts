@@ -155,8 +155,10 @@ describe.each(cases)('tool-call round trip (%s, %s)', (dialect, mode) => {
         ],
       });
     } else {
+      // Prompt caching is on by default: the system prompt goes as a block with a breakpoint.
+      const cached = { type: 'ephemeral' };
       expect(seen1?.body).toMatchObject({
-        system,
+        system: [{ type: 'text', text: system, cache_control: cached }],
         tools: [
           { name: 'subagent_run', input_schema: TOOLS[0]?.input_schema },
           { name: 'fs_read' },
@@ -164,7 +166,7 @@ describe.each(cases)('tool-call round trip (%s, %s)', (dialect, mode) => {
         tool_choice: { type: 'auto' },
       });
       expect(seen2?.body).toMatchObject({
-        system: `${system}\n\nBudget: 80% left.`,
+        system: [{ type: 'text', text: `${system}\n\nBudget: 80% left.`, cache_control: cached }],
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'How many files are there?' }] },
           {
@@ -217,7 +219,13 @@ describe.each(cases)('tool-call round trip (%s, %s)', (dialect, mode) => {
       expect(body.messages.at(-1)).toEqual({
         role: 'user',
         content: [
-          { type: 'tool_result', tool_use_id: 'c9', content: 'no such file', is_error: true },
+          {
+            type: 'tool_result',
+            tool_use_id: 'c9',
+            content: 'no such file',
+            is_error: true,
+            cache_control: { type: 'ephemeral' },
+          },
         ],
       });
     }

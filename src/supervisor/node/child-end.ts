@@ -9,6 +9,7 @@ import {
   type TurnResult,
 } from '../../protocol/index.js';
 import type { ProcessExit } from '../launch/child-handle.js';
+import { scrubTurn } from './transcript-record.js';
 import type { LadderOutcome } from '../launch/kill-ladder.js';
 
 /** Why the supervisor tore a child down, and the status a synthetic outcome then gets. */
@@ -42,7 +43,7 @@ export function scrubbedEnd(end: ChildEnd, scrub: SecretScrubber): ChildEnd {
     ...(end.error === undefined
       ? {}
       : { error: { ...end.error, message: scrub.text(end.error.message) } }),
-    ...(end.turn === undefined ? {} : { turn: scrub.deep(end.turn) }),
+    ...(end.turn === undefined ? {} : { turn: scrubTurn(end.turn, scrub) }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { redactPayload, type SecretScrubber, type SpawnPayload } from '../../protocol/index.js';
 import type { NodeRecord, NodeStatus } from '../../store/store-port.js';
-import { scrubMessage } from './transcript-record.js';
+import { scrubMessage, scrubTurn } from './transcript-record.js';
 import type { TreeNode } from '../tree.js';
 
 /** A new node's record: its payload redacted and scrubbed, no usage yet. */
@@ -52,6 +52,6 @@ function scrubbedPayload(payload: SpawnPayload, scrub: SecretScrubber): SpawnPay
             transcript: payload.resume.transcript.map((message) => scrubMessage(message, scrub)),
           },
         }),
-    ...(payload.turn === undefined ? {} : { turn: scrub.deep(payload.turn) }),
+    ...(payload.turn === undefined ? {} : { turn: scrubTurn(payload.turn, scrub) }),
   };
 }

@@ -41,3 +41,17 @@ export class TranscriptRecord {
 export function scrubMessage(message: TranscriptMessage, scrub: SecretScrubber): TranscriptMessage {
   return scrub.deep(message, message.role === 'assistant' ? OPAQUE_FIELDS : undefined);
 }
+
+/**
+ * A turn's spec or result, scrubbed: its messages as transcript messages (so their reasoning is
+ * kept, see `scrubMessage`), everything else as any other value.
+ */
+export function scrubTurn<T extends { messages: TranscriptMessage[] }>(
+  turn: T,
+  scrub: SecretScrubber,
+): T {
+  return {
+    ...scrub.deep({ ...turn, messages: [] }),
+    messages: turn.messages.map((message) => scrubMessage(message, scrub)),
+  };
+}

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect } from '../../protocol/index.js';
 import { anthropicMessage, anthropicStreamEvents } from './anthropic-reply.js';
+import { anthropicExtras, type AnthropicRules } from './anthropic-rules.js';
 import { inspectRequest } from './inspect-request.js';
 import type { OpenAiPromptCache } from './openai-prompt-cache.js';
 import { openAiCompletion, openAiStreamEvents } from './openai-reply.js';
-import { openAiRefusal, openAiUsage } from './openai-rules.js';
+import { openAiUsage } from './openai-rules.js';
+import { providerRefusal } from './provider-refusal.js';
 import { playFault } from './play-fault.js';
 import { requestTokens, type FakeRateLimiter } from './rate-limit.js';
 import type { Playbook } from './playbook.js';
@@ -25,6 +27,8 @@ export interface ScriptState {
   readonly rateLimiter: FakeRateLimiter | undefined;
   /** The prompts OpenAI-dialect requests have sent, for cache reads. */
   readonly openAiCache: OpenAiPromptCache;
+  /** Extended thinking and prompt caching, as Anthropic plays them. */
+  readonly anthropic: AnthropicRules;
   nextCallId(): string;
   /** The Responses API's rules and what they remember across requests (issued reasoning). */
   readonly responses: ResponsesRules;
@@ -55,18 +59,12 @@ export async function answerRequest(
     fail(400, `Invalid request: ${inspection.reason}`);
     return;
   }
-  const openAiRefused = dialect === 'openai' ? openAiRefusal(body.value) : undefined;
-  if (openAiRefused !== undefined) {
-    fail(400, openAiRefused.error.message, openAiRefused);
-    return;
-  }
   const inspected = inspection.request;
   record.stream = inspected.stream;
   record.tool_results = inspected.toolResults;
-  const responsesRefused =
-    dialect === 'openai-responses' ? state.responses.refuse(body.value) : undefined;
-  if (responsesRefused !== undefined) {
-    fail(responsesRefused.status, responsesRefused.body.error.message, responsesRefused.body);
+  const refusal = providerRefusal(state, dialect, body.value);
+  if (refusal !== undefined) {
+    fail(refusal.status, refusal.message, refusal.body);
     return;
   }
   const selection = selectStep(state.playbook, inspected, state.landings);
@@ -99,13 +97,15 @@ export async function answerRequest(
   record.status = 200;
   const extras =
     dialect === 'openai-responses' ? state.responses.extras(body.value, answer) : undefined;
+  const thinking =
+    dialect === 'anthropic' ? anthropicExtras(state, step, inspected, body.value) : undefined;
   if (inspected.stream) {
     const events =
       extras !== undefined
         ? responsesStreamEvents(answer, extras)
         : dialect === 'openai'
           ? openAiStreamEvents(answer, inspected.includeUsage, usage)
-          : anthropicStreamEvents(answer);
+          : anthropicStreamEvents(answer, thinking);
     if (fault === undefined) {
       sendEvents(response, events, { headers });
       return;
@@ -120,6 +120,6 @@ export async function answerRequest(
   } else if (dialect === 'openai') {
     sendJson(response, 200, openAiCompletion(answer, usage), headers);
   } else {
-    sendJson(response, 200, anthropicMessage(answer), headers);
+    sendJson(response, 200, anthropicMessage(answer, thinking), headers);
   }
 }

@@ -1,12 +1,35 @@
 import type { AnthropicErrorBody, AnthropicResponse } from '../../intel/index.js';
+import type { AnthropicExtras } from './anthropic-rules.js';
 import { argsChunks, textChunks, type ScriptedAnswer } from './scripted-answer.js';
 
 function stopReason(answer: ScriptedAnswer): string {
   return answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
 }
 
-function contentBlocks(answer: ScriptedAnswer): AnthropicResponse['content'] {
+const NO_CACHE: AnthropicExtras['cache'] = { read: 0, write5m: 0, write1h: 0 };
+
+/**
+ * Usage as Anthropic reports it: `input_tokens` is only the uncached part of the input, cache
+ * writes (by lifetime) and reads counted beside it.
+ */
+function usageOf(answer: ScriptedAnswer, extras: AnthropicExtras | undefined) {
+  const { read, write5m, write1h } = extras?.cache ?? NO_CACHE;
+  const writes = write5m + write1h;
+  return {
+    input_tokens: Math.max(0, answer.usage.input_tokens - read - writes),
+    cache_creation_input_tokens: writes,
+    cache_read_input_tokens: read,
+    cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
+    output_tokens: answer.usage.output_tokens,
+  };
+}
+
+function contentBlocks(
+  answer: ScriptedAnswer,
+  extras: AnthropicExtras | undefined,
+): AnthropicResponse['content'] {
   return [
+    ...(extras?.thinking === undefined ? [] : [extras.thinking]),
     ...(answer.text === '' ? [] : [{ type: 'text' as const, text: answer.text }]),
     ...answer.toolCalls.map((call) => ({
       type: 'tool_use' as const,
@@ -17,17 +40,20 @@ function contentBlocks(answer: ScriptedAnswer): AnthropicResponse['content'] {
   ];
 }
 
-/** An unstreamed message. */
-export function anthropicMessage(answer: ScriptedAnswer): AnthropicResponse {
+/** An unstreamed message; `extras` opens it with thinking and adds the cache's usage. */
+export function anthropicMessage(
+  answer: ScriptedAnswer,
+  extras?: AnthropicExtras,
+): AnthropicResponse {
   return {
     id: `msg_${answer.seq}`,
     type: 'message',
     role: 'assistant',
     model: answer.model,
-    content: contentBlocks(answer),
+    content: contentBlocks(answer, extras),
     stop_reason: stopReason(answer),
     stop_sequence: null,
-    usage: { ...answer.usage },
+    usage: usageOf(answer, extras),
   };
 }
 
@@ -37,22 +63,29 @@ function event(type: string, data: Record<string, unknown>): string {
 
 /**
  * The events of a streamed message, as Anthropic sends them: `message_start` (with input usage),
- * a `ping`, each content block opened, extended (`text_delta`, `input_json_delta`) and closed,
- * `message_delta` (stop reason, output usage), `message_stop`.
+ * a `ping`, each content block opened, extended (`thinking_delta` then `signature_delta`,
+ * `text_delta`, `input_json_delta`) and closed, `message_delta` (stop reason, output usage),
+ * `message_stop`. A redacted thinking block opens whole.
  */
-export function anthropicStreamEvents(answer: ScriptedAnswer): string[] {
+export function anthropicStreamEvents(answer: ScriptedAnswer, extras?: AnthropicExtras): string[] {
+  const usage = usageOf(answer, extras);
   const events = [
     event('message_start', {
       message: {
-        ...anthropicMessage(answer),
+        ...anthropicMessage(answer, extras),
         content: [],
         stop_reason: null,
-        usage: { input_tokens: answer.usage.input_tokens, output_tokens: 1 },
+        usage: { ...usage, output_tokens: 1 },
       },
     }),
     event('ping', {}),
   ];
   let index = 0;
+  const thinking = extras?.thinking;
+  if (thinking !== undefined) {
+    events.push(...thinkingEvents(thinking, answer.chunkChars));
+    index += 1;
+  }
   if (answer.text !== '') {
     events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const piece of textChunks(answer.text, answer.chunkChars)) {
@@ -84,11 +117,39 @@ export function anthropicStreamEvents(answer: ScriptedAnswer): string[] {
   events.push(
     event('message_delta', {
       delta: { stop_reason: stopReason(answer), stop_sequence: null },
-      usage: { output_tokens: answer.usage.output_tokens },
+      usage: { output_tokens: usage.output_tokens },
     }),
     event('message_stop', {}),
   );
   return events;
+}
+
+/** The events of the thinking block that opens a streamed answer (content block 0). */
+function thinkingEvents(
+  block: NonNullable<AnthropicExtras['thinking']>,
+  chunkChars?: number,
+): string[] {
+  const index = 0;
+  if (block.type === 'redacted_thinking') {
+    return [
+      event('content_block_start', { index, content_block: block }),
+      event('content_block_stop', { index }),
+    ];
+  }
+  return [
+    event('content_block_start', {
+      index,
+      content_block: { type: 'thinking', thinking: '' },
+    }),
+    ...textChunks(block.thinking, chunkChars).map((piece) =>
+      event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }),
+    ),
+    event('content_block_delta', {
+      index,
+      delta: { type: 'signature_delta', signature: block.signature },
+    }),
+    event('content_block_stop', { index }),
+  ];
 }
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {

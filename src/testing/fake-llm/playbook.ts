@@ -65,6 +65,11 @@ export const StepSchema = z
      * part of the output tokens. Default: by reasoning effort for a reasoning model, else 0.
      */
     reasoning_tokens: CountSchema.optional(),
+    /**
+     * Anthropic, when the request enables extended thinking: the text of the signed thinking block
+     * the answer opens with (default: a line naming the step).
+     */
+    thinking: z.string().optional(),
     delay_ms: CountSchema.optional(),
     /**
      * Stream the text in pieces of this many characters, not a word at a time: a word (a key the
@@ -106,6 +111,8 @@ export const PlaybookSchema = z.strictObject({
   scripts: z.array(ScriptSchema).min(1, 'expected at least one script'),
   /** The provider's rate limit, played with its headers and 429s (see `rate-limit.ts`). */
   rate_limit: RateLimitSchema.optional(),
+  /** Anthropic prompt caching: prefixes shorter than `min_tokens` are not cached (default 1024). */
+  prompt_cache: z.strictObject({ min_tokens: z.number().int().positive() }).optional(),
 });
 /** A playbook as written (defaults optional). */
 export type PlaybookInput = z.input<typeof PlaybookSchema>;

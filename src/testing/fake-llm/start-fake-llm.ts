@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ArborError, type Dialect } from '../../protocol/index.js';
 import { answerRequest, type ScriptState } from './answer-request.js';
+import { AnthropicRules } from './anthropic-rules.js';
 import { parsePlaybook } from './load-playbook.js';
 import { OpenAiPromptCache } from './openai-prompt-cache.js';
 import type { Playbook, PlaybookInput } from './playbook.js';
@@ -95,11 +96,13 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   let callIds = 0;
   const responses = new ResponsesRules();
   const openAiCache = new OpenAiPromptCache();
+  const anthropic = new AnthropicRules();
   const state = (): ScriptState => ({
     playbook,
     landings,
     rateLimiter,
     openAiCache,
+    anthropic,
     nextCallId: () => `call_${++callIds}`,
     responses,
   });
