@@ -16,12 +16,7 @@ export type {
   ModelResponse,
   RateLimitReport,
 } from './model.js';
-export {
-  parseGoDuration,
-  parseRateLimitHeaders,
-  type RateLimitReading,
-  type RateLimits,
-} from './rate-limit-headers.js';
+export { parseGoDuration, parseRateLimitHeaders } from './rate-limit-headers.js';
 export {
   OpenAiRequestSchema,
   type OpenAiChunk,
@@ -31,7 +26,6 @@ export {
 } from './openai-wire.js';
 export {
   ResponsesRequestSchema,
-  type ResponsesRequest,
   type ResponsesResponse,
   type ResponsesStreamEvent,
 } from './responses-wire.js';

@@ -92,7 +92,7 @@ export function readOutput(
  * The whole answer of a finished response. `output` is the response's `output` as decoded from
  * the server's JSON, not as the schema copied it: reasoning items are kept exactly as they came.
  */
-export function decodeFinishedResponse(
+function decodeFinishedResponse(
   response: ResponsesResponse,
   output: readonly unknown[],
   names: ToolNames,

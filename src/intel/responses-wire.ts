@@ -54,7 +54,6 @@ export const ReasoningItemSchema = z.looseObject({
   encrypted_content: z.string().nullish(),
   status: z.string().optional(),
 });
-export type ReasoningItem = z.infer<typeof ReasoningItemSchema>;
 
 /**
  * A reasoning item as arbor sends it back: checked for the fields the API needs before it goes, so
@@ -75,7 +74,6 @@ const InputItemSchema = z.union([
   FunctionCallOutputItemSchema,
   ReasoningItemSchema,
 ]);
-export type ResponsesInputItem = z.input<typeof InputItemSchema>;
 
 const FunctionToolSchema = z.looseObject({
   type: z.literal('function'),
@@ -130,10 +128,9 @@ export const OutputMessageSchema = z.looseObject({
  * An output item: read by its `type` with the schema of that type (a `message`, a
  * `function_call`, a `reasoning` item); other types (a web search call, …) are passed over.
  */
-export const OutputItemSchema = z.looseObject({ type: z.string() });
-export type OutputItem = z.input<typeof OutputItemSchema>;
+const OutputItemSchema = z.looseObject({ type: z.string() });
 
-export const ResponsesUsageSchema = z.looseObject({
+const ResponsesUsageSchema = z.looseObject({
   input_tokens: z.number().int().nonnegative(),
   input_tokens_details: z
     .looseObject({

@@ -6,5 +6,5 @@ export { OutputCapture } from './output-capture.js';
 export { seedTranscript } from './seed.js';
 export { stableKey } from './stable-key.js';
 export { StallDetector } from './stall-detector.js';
-export { agentSystemPrompt, buildSystemPrompt } from './system-prompt.js';
+export { agentSystemPrompt } from './system-prompt.js';
 export { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';

@@ -1,7 +1,7 @@
 import type { Orchestrator, SpawnPayload } from '../protocol/index.js';
 import { isolationPrompt } from '../tools/content/index.js';
 
-export interface SystemPromptParts {
+interface SystemPromptParts {
   orchestrator?: Orchestrator | undefined;
   persona?: string | undefined;
   outputContract?: string | undefined;
@@ -19,7 +19,7 @@ const PREAMBLE = `You are an agent run by arbor. You work on the task you are gi
  * agent (so it can judge whether an instruction fits the authority it came from), its persona,
  * and the contract its result will be checked against.
  */
-export function buildSystemPrompt(parts: SystemPromptParts): string {
+function buildSystemPrompt(parts: SystemPromptParts): string {
   const sections = [PREAMBLE];
   if (parts.orchestrator !== undefined) {
     const role = parts.orchestrator.role === undefined ? '' : ` (role: ${parts.orchestrator.role})`;

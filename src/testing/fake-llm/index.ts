@@ -14,7 +14,6 @@ export {
   type Step,
   type StepInput,
 } from './playbook.js';
-export { RateLimitSchema, type RateLimit } from './rate-limit.js';
 export { RecordedRequestSchema, type RecordedRequest } from './recorded-request.js';
 export { startFakeLlm, type FakeLlm, type FakeLlmOptions } from './start-fake-llm.js';
 export { writeFileAtomic } from './write-file-atomic.js';

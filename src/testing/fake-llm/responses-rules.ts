@@ -10,12 +10,12 @@ import type { ScriptedAnswer } from './scripted-answer.js';
  */
 
 /** OpenAI's reasoning families: o1, o3, o4-mini, GPT-5 (not its `-chat` model), codex models. */
-export function isReasoningModel(model: string): boolean {
+function isReasoningModel(model: string): boolean {
   return /^(?:o\d|gpt-5|codex)/i.test(model) && !/^gpt-5[\w.]*-chat/i.test(model);
 }
 
 /** Reasoning tokens a reasoning model spends on each answer (part of its output tokens). */
-export const REASONING_TOKENS = 16;
+const REASONING_TOKENS = 16;
 /** OpenAI caches a prompt prefix from 1024 tokens, in steps of 128. */
 const CACHE_MIN_TOKENS = 1024;
 const CACHE_STEP_TOKENS = 128;
