@@ -1,7 +1,7 @@
 import { openFleet, type OpenFleet } from './open-fleet.js';
 import { netCredentialSecrets, urlSecrets } from '../protocol/index.js';
 import { Runtime, type RuntimeOptions } from '../runtime/index.js';
-import { preloadPriceTable } from '../supervisor/index.js';
+import { loadPriceTable } from '../supervisor/index.js';
 import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings } from './run-settings.js';
 
@@ -21,12 +21,15 @@ export async function openRuntime(
   env: NodeJS.ProcessEnv,
   host: RuntimeHost = {},
 ): Promise<Runtime> {
-  // The default price table loads while the store, tracing and the fleet open.
-  preloadPriceTable();
+  // The default price table loads while tracing and the fleet open: a run's root then starts in
+  // the tick `runRoot` is called (see `Supervisor.runRoot`).
+  const prices = loadPriceTable();
+  prices.catch(() => undefined);
   const tracing = await openTracing(env, settings.tracing);
   let fleet: OpenFleet | undefined;
   try {
     fleet = await openFleet(settings.fleet, env);
+    await prices;
     return new Runtime({
       ...host,
       storePath: settings.dbPath,

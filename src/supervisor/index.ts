@@ -59,7 +59,7 @@ export type { NodeResult, RootTemplate, SupervisorEvent } from './supervisor-opt
 export { DEFAULT_TIMING, pingIntervalMs, timingFromEnv, type Timing } from './timing.js';
 export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
-export { describePriceTable, hasDefaultPrice, preloadPriceTable } from './pricing/index.js';
+export { describePriceTable, hasDefaultPrice, loadPriceTable } from './pricing/index.js';
 export { type ResumeState } from './resume/resume-state.js';
 export { KILL_POINTS, killAtOf } from './launch/kill-points.js';
 export { DEFAULT_EGRESS_LIMITS, EgressHost, type EgressHostLimits } from './launch/egress-host.js';

@@ -17,7 +17,7 @@ import type { ChildPlacement } from './spawn/child-template.js';
 import type { HumanGates } from './gates/human-gates.js';
 import { LiveNode } from './node/live-node.js';
 import { nodeRecord } from './node/node-record.js';
-import { loadPriceTable } from './pricing/index.js';
+import { isPriceTableLoaded, loadPriceTable } from './pricing/index.js';
 import type { SpawnDoor } from './spawn/spawn-door.js';
 import { supervisorParts } from './supervisor-parts.js';
 import { mintPayload } from './spawn/mint-payload.js';
@@ -122,10 +122,12 @@ export class Supervisor {
    * error, before any child exists, if the root's grant breaks the trifecta rule.
    */
   async runRoot(template: RootTemplate): Promise<NodeResult> {
-    // Usage frames are priced as they arrive, from the first node's first model call on.
-    await loadPriceTable();
     const { node, payload } =
       this.#resumed === undefined ? this.#mintRoot(template) : this.#resumeRoot(template);
+    // Usage frames are priced as they arrive, from the first node's first model call on. A runtime
+    // opened by `openRuntime` has the table loaded already, so the root starts in this same tick
+    // (a warm session's first message may be injected the moment `runRoot` is called).
+    if (!isPriceTableLoaded()) await loadPriceTable();
     const live = this.#starter.start(node, payload, 'root', 'process', undefined, this.#resumed);
     try {
       const end = await live.ended();

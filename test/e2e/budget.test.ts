@@ -9,6 +9,7 @@ import { runArbor } from '../helpers/run-arbor.js';
 interface Usage {
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens?: number;
   cost_usd?: number;
 }
 

@@ -27,18 +27,18 @@ let table: PriceModule | undefined;
 
 /**
  * Loads the table (once per process; about 80 ms of CPU on a 2-core machine). It is loaded on
- * demand, not at import, so an `arbor` command that prices nothing never pays for it: the
- * supervisor awaits it before a run's first node starts (`Supervisor.runRoot`), and whoever
- * opens a runtime may start it earlier with `preloadPriceTable`.
+ * demand, not at import, so an `arbor` command that prices nothing never pays for it:
+ * `openRuntime` loads it while the store, tracing and the fleet open, and `Supervisor.runRoot`
+ * awaits it before a run's first node starts when nothing loaded it before.
  */
 export async function loadPriceTable(): Promise<void> {
   loading ??= import('@pydantic/genai-prices').then((module) => (table = module));
   await loading;
 }
 
-/** Starts loading the table in the background, so a run's start need not wait for it. */
-export function preloadPriceTable(): void {
-  loadPriceTable().catch(() => undefined);
+/** Whether the table has loaded (then pricing needs no wait). */
+export function isPriceTableLoaded(): boolean {
+  return table !== undefined;
 }
 
 /** The loaded table; a caller that prices before `loadPriceTable` settled is a bug in arbor. */

@@ -5,6 +5,6 @@ export {
   describePriceTable,
   hasDefaultPrice,
   loadPriceTable,
-  preloadPriceTable,
+  isPriceTableLoaded,
   PRICE_TABLE_SOURCE,
 } from './default-price-table.js';
