@@ -79,8 +79,7 @@ function firstOf(
     .filter((path) => under === undefined || path.startsWith(`${under}.`))
     .map((path) => found.get(path))
     .find((divergence) => divergence !== undefined);
-  if (first === undefined || (first.what !== 'tool_result' && first.what !== 'ended'))
-    return first;
+  if (first === undefined || (first.what !== 'tool_result' && first.what !== 'ended')) return first;
   return firstOf(paths, found, first.path) ?? first;
 }
 
