@@ -7,7 +7,7 @@ import { UsageSchema } from '../protocol/index.js';
  */
 
 /** What differed at the first divergence. */
-export const DivergenceKindSchema = z.enum([
+const DivergenceKindSchema = z.enum([
   /** A node is in one run only (`step` is null). */
   'node',
   /** The messages at the same place have different roles. */
@@ -26,7 +26,7 @@ export const DivergenceKindSchema = z.enum([
 export type DivergenceKind = z.infer<typeof DivergenceKindSchema>;
 
 /** The first divergence: where, and what each run had there (a few lines; null: nothing). */
-export const DivergenceSchema = z.object({
+const DivergenceSchema = z.object({
   path: z.string(),
   /**
    * The model call whose request or answer differs, from 1 (as `loop.step` counts): an answer is
@@ -41,7 +41,7 @@ export const DivergenceSchema = z.object({
 export type Divergence = z.infer<typeof DivergenceSchema>;
 
 /** One run's side of a node. */
-export const NodeSideSchema = z.object({
+const NodeSideSchema = z.object({
   node_id: z.string(),
   status: z.string(),
   /** Model calls the node made (its `model.call` events). */
@@ -53,7 +53,7 @@ export const NodeSideSchema = z.object({
 export type NodeSide = z.infer<typeof NodeSideSchema>;
 
 /** A node path and what each run had there (null: the run has no node at that path). */
-export const NodePairSchema = z.object({
+const NodePairSchema = z.object({
   path: z.string(),
   a: NodeSideSchema.nullable(),
   b: NodeSideSchema.nullable(),
@@ -61,7 +61,7 @@ export const NodePairSchema = z.object({
 export type NodePair = z.infer<typeof NodePairSchema>;
 
 /** One run in sum: its status, size, usage (every node's own, summed) and answer, cut short. */
-export const RunSideSchema = UsageSchema.extend({
+const RunSideSchema = UsageSchema.extend({
   run_id: z.string(),
   status: z.string(),
   instruction: z.string(),

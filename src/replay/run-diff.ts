@@ -13,7 +13,7 @@ export interface RecordedRun {
   nodes: readonly RecordedNode[];
 }
 
-export interface RecordedNode {
+interface RecordedNode {
   node: NodeRecord;
   /** Its transcript as views show it (no reasoning; tool results in call order). */
   messages: readonly TranscriptMessage[];
