@@ -50,7 +50,7 @@ const LAYERS = [
   ['fleet', 'plan'],
   ['runtime'],
   ['config'],
-  ['api'],
+  ['api', 'replay'],
   ['dashboard'],
   ['serve'],
   ['testing'],

@@ -1,11 +1,12 @@
 import { parseAge } from '../config/index.js';
 import { ArborError, shownTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
-import { DEFAULT_DB_PATH, withStore, type SqliteStore } from '../store/index.js';
 import { sleep } from '../supervisor/index.js';
 import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
 import { duration, oneLine, splitText, table, transcriptText, usageText } from './runs-view.js';
+import { runsDiff } from './runs-diff.js';
+import { inStore, mustGetRun } from './runs-store.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
 const RUNS_HELP = `Usage: arbor runs <command> [options]
@@ -18,10 +19,13 @@ Past and present runs of a store (--db PATH, env ARBOR_DB, default .arbor/arbor.
   events RUN [--follow]           the run's events as NDJSON (the \`--events ndjson\` form);
                                   --follow waits for more until the run ends
   transcript RUN NODE_PATH        a node's conversation: messages, tool calls and results
+  diff RUN_A RUN_B                where two runs first went apart (node path, step, what
+                                  differed), then each node's status, tools, steps and usage,
+                                  and each run's outcome, side by side
   export RUN                      one JSON document: the run, its nodes, events, transcripts, gates
   prune --older-than 30d [--dry-run]   delete runs (not running) started before then
 
---json prints JSON (list, show, transcript) in the field names of the events and the store.
+--json prints JSON (list, show, transcript, diff) in the field names of the events and the store.
 `;
 
 const COMMON = { db: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -188,6 +192,8 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
     });
   },
 
+  diff: runsDiff,
+
   prune: async (args, io) => {
     const { values } = parseCommandArgs('runs prune', args, {
       ...COMMON,
@@ -231,26 +237,6 @@ function oneRun(
     values: values as Partial<Record<'db', string> & Record<'json' | 'follow', boolean>>,
     runId,
   };
-}
-
-function mustGetRun(store: SqliteStore, runId: string) {
-  const run = store.getRun(runId);
-  if (run === undefined)
-    throw new ArborError(
-      'usage',
-      `No run \`${runId}\` in this store (\`arbor runs list\` shows them).`,
-    );
-  return run;
-}
-
-/** Runs `body` on the store `--db` (else `ARBOR_DB`, else the default) names. */
-async function inStore(
-  db: string | undefined,
-  io: CliIo,
-  body: (store: SqliteStore) => Promise<void>,
-): Promise<number> {
-  await withStore(db ?? io.env.ARBOR_DB ?? DEFAULT_DB_PATH, body);
-  return EXIT.ok;
 }
 
 function countOf(text: string, name: string): number {
