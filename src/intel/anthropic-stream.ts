@@ -1,10 +1,10 @@
 import { anthropicFinishReason, anthropicReasoning, anthropicUsage } from './anthropic-response.js';
 import { AnthropicStreamEventSchema, type AnthropicUsage } from './anthropic-wire.js';
 import { AttemptFailure } from './attempt-failure.js';
-import { decodeJson } from './decode-json.js';
-import { notTheShape, type DecodedResponse, type StreamDecoder } from './dialect.js';
+import type { DecodedResponse, StreamDecoder } from './dialect.js';
 import type { ModelDelta, ModelToolCall } from './model.js';
 import type { SseEvent } from './sse-events.js';
+import { typedStreamEvent } from './stream-event.js';
 import { toolCallFromText } from './tool-call-args.js';
 import type { ToolNames } from './wire-names.js';
 
@@ -65,14 +65,13 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   push(event: SseEvent): ModelDelta[] {
-    const decoded = decodeJson(event.data);
-    if (!decoded.ok)
-      throw new AttemptFailure('bad_response', `a stream event is ${decoded.reason}`);
-    const type = (decoded.value as { type?: unknown } | null)?.type;
-    if (typeof type === 'string' && !KNOWN_EVENTS.has(type)) return [];
-    const parsed = AnthropicStreamEventSchema.safeParse(decoded.value, { reportInput: true });
-    if (!parsed.success) throw notTheShape('an Anthropic stream event', parsed.error);
-    const data = parsed.data;
+    const data = typedStreamEvent(
+      event,
+      KNOWN_EVENTS,
+      AnthropicStreamEventSchema,
+      'an Anthropic stream event',
+    )?.data;
+    if (data === undefined) return [];
     switch (data.type) {
       case 'message_start':
         this.#model = data.message.model;

@@ -34,23 +34,32 @@ async function decodeWhole(
   return endpoint.adapter.decodeResponse(decoded.value, names);
 }
 
+/** Posts one call; every response's headers (rate limits) reach the endpoint's health. */
+function post(
+  endpoint: PoolEndpoint,
+  headers: Readonly<Record<string, string>>,
+  deadline: AttemptDeadline,
+  call: WireCall,
+): Promise<Response> {
+  return postJson(
+    endpoint.url,
+    { ...headers, ...call.headers },
+    call.body,
+    deadline.signal,
+    call.now,
+    (received) => {
+      endpoint.observeHeaders(received, call.now());
+    },
+  );
+}
+
 /** Sends an unstreamed call and reads the whole answer. */
 export async function fetchAnswer(
   endpoint: PoolEndpoint,
   deadline: AttemptDeadline,
   call: WireCall,
 ): Promise<DecodedResponse> {
-  const headers = { ...endpoint.headers, ...call.headers };
-  const response = await postJson(
-    endpoint.url,
-    headers,
-    call.body,
-    deadline.signal,
-    call.now,
-    (h) => {
-      endpoint.observeHeaders(h, call.now());
-    },
-  );
+  const response = await post(endpoint, endpoint.headers, deadline, call);
   return decodeWhole(endpoint, response, call.names);
 }
 
@@ -71,17 +80,7 @@ export async function openAnswerStream(
   deadline: AttemptDeadline,
   call: WireCall,
 ): Promise<OpenedStream> {
-  const headers = { ...endpoint.streamHeaders, ...call.headers };
-  const response = await postJson(
-    endpoint.url,
-    headers,
-    call.body,
-    deadline.signal,
-    call.now,
-    (h) => {
-      endpoint.observeHeaders(h, call.now());
-    },
-  );
+  const response = await post(endpoint, endpoint.streamHeaders, deadline, call);
   const type = response.headers.get('content-type') ?? '';
   let answer: AnswerStream;
   if (type.includes('text/event-stream') && response.body !== null) {

@@ -1,5 +1,4 @@
 import { AttemptFailure } from './attempt-failure.js';
-import { decodeJson } from './decode-json.js';
 import { notTheShape, type DecodedResponse, type StreamDecoder } from './dialect.js';
 import type { ModelDelta } from './model.js';
 import { reasoningTrace, replayableReasoning } from './responses-reasoning.js';
@@ -15,6 +14,7 @@ import {
   type ResponsesResponse,
 } from './responses-wire.js';
 import type { SseEvent } from './sse-events.js';
+import { typedStreamEvent } from './stream-event.js';
 import { toolCallFromText } from './tool-call-args.js';
 import type { ToolNames } from './wire-names.js';
 
@@ -55,21 +55,21 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   }
 
   push(event: SseEvent): ModelDelta[] {
-    const decoded = decodeJson(event.data);
-    if (!decoded.ok)
-      throw new AttemptFailure('bad_response', `a stream event is ${decoded.reason}`);
-    const type = (decoded.value as { type?: unknown } | null)?.type;
-    if (typeof type === 'string' && !KNOWN_EVENTS.has(type)) return [];
-    const parsed = ResponsesStreamEventSchema.safeParse(decoded.value, { reportInput: true });
-    if (!parsed.success) throw notTheShape('an OpenAI response stream event', parsed.error);
-    const data = parsed.data;
+    const read = typedStreamEvent(
+      event,
+      KNOWN_EVENTS,
+      ResponsesStreamEventSchema,
+      'an OpenAI response stream event',
+    );
+    if (read === undefined) return [];
+    const { data, raw } = read;
     switch (data.type) {
       case 'response.created':
       case 'response.in_progress':
         this.#model ??= data.response.model;
         return [];
       case 'response.output_item.added':
-        return this.#addItem(data.output_index, (decoded.value as { item: unknown }).item);
+        return this.#addItem(data.output_index, (raw as { item: unknown }).item);
       case 'response.output_text.delta':
         if (data.delta === '') return [];
         this.#text += data.delta;
@@ -77,12 +77,12 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.function_call_arguments.delta':
         return this.#extendCall(data.output_index, data.delta);
       case 'response.output_item.done':
-        return this.#finishItem(data.output_index, (decoded.value as { item: unknown }).item);
+        return this.#finishItem(data.output_index, (raw as { item: unknown }).item);
       case 'response.completed':
       case 'response.incomplete':
         this.#final = {
           response: data.response,
-          output: (decoded.value as { response: { output: unknown[] } }).response.output,
+          output: (raw as { response: { output: unknown[] } }).response.output,
         };
         return [];
       case 'response.failed':
