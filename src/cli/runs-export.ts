@@ -21,10 +21,10 @@ export function runFileOf(store: SqliteStore, run: RunRecord): RunFile {
     meta: run.meta,
     nodes: nodeViews(nodes),
     events: records.map((record) => wireLine(run.id, record, paths)),
+    gates: store.listGates({ runId: run.id }),
     transcripts: Object.fromEntries(
       nodes.map((node) => [node.path, fileMessages(store.listTranscript(run.id, node.id))]),
     ),
-    gates: store.listGates({ runId: run.id }),
     model_calls: Object.fromEntries(nodes.map((node) => [node.path, calls.get(node.id) ?? []])),
     tools: Object.fromEntries(tools),
   };

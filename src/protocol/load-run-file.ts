@@ -21,6 +21,9 @@ export interface LoadedRunFile {
   file: RunFile;
 }
 
+/** Problems named in the error about a corrupt file; past these, a count. */
+const ISSUES_SHOWN = 10;
+
 /** What a file written before run files had a format lacks. */
 const V0_NOTE =
   'written before run files had a format version (arbor.run/0): it has no per-call records ' +
@@ -97,12 +100,14 @@ function parseJson(text: string, source: string): unknown {
 }
 
 function checked<S extends z.ZodType>(schema: S, document: unknown, source: string): z.infer<S> {
-  const read = schema.safeParse(document);
-  if (!read.success)
-    throw invalid(`${source} is a corrupt run file: ${formatIssues(read.error.issues)}.`, {
-      issues: read.error.issues.length,
-    });
-  return read.data;
+  const read = schema.safeParse(document, { reportInput: true });
+  if (read.success) return read.data;
+  const { issues } = read.error;
+  const more = issues.length > ISSUES_SHOWN ? `; and ${issues.length - ISSUES_SHOWN} more` : '';
+  throw invalid(
+    `${source} is a corrupt run file: ${formatIssues(issues.slice(0, ISSUES_SHOWN))}${more}.`,
+    { issues: issues.length },
+  );
 }
 
 function lineAndColumn(text: string, position: number): string {

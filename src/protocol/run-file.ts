@@ -64,7 +64,7 @@ export const RunFileGateSchema = z.object({
   closedAt: z.number().optional(),
 });
 
-/** What every version holds: the run's summary, its nodes, events, transcripts and gates. */
+/** What every version holds: the run's summary, its nodes, events and gates. */
 const RunFileBodySchema = RunSummarySchema.extend({
   meta: z.record(z.string(), z.unknown()).optional(),
   nodes: z.array(NodeViewSchema),
@@ -77,16 +77,20 @@ export const RunFileV0Schema = RunFileBodySchema.extend({
   transcripts: z.record(z.string(), z.array(TranscriptMessageSchema)),
 });
 
-/** A run file of version 1 (`arbor.run/1`). */
-export const RunFileSchema = RunFileBodySchema.extend({
-  format: z.literal(RUN_FILE_FORMAT),
-  /** The arbor that wrote it (`ARBOR_VERSION`). */
-  arbor_version: z.string(),
-  /** Each node's transcript by path, reasoning apart (see `RunFileMessageSchema`). */
-  transcripts: z.record(z.string(), z.array(RunFileMessageSchema)),
-  /** Each node's model calls by path, in order. */
-  model_calls: z.record(z.string(), z.array(ModelCallRecordSchema)),
-  /** The tools sets the calls offered, by digest (each set once per file). */
-  tools: z.record(z.string(), z.array(ToolDefSchema)),
-});
+/** A run file of version 1 (`arbor.run/1`), its fields in the order the file has them. */
+export const RunFileSchema = z
+  .object({
+    format: z.literal(RUN_FILE_FORMAT),
+    /** The arbor that wrote it (`ARBOR_VERSION`). */
+    arbor_version: z.string(),
+  })
+  .extend(RunFileBodySchema.shape)
+  .extend({
+    /** Each node's transcript by path, reasoning apart (see `RunFileMessageSchema`). */
+    transcripts: z.record(z.string(), z.array(RunFileMessageSchema)),
+    /** Each node's model calls by path, in order. */
+    model_calls: z.record(z.string(), z.array(ModelCallRecordSchema)),
+    /** The tools sets the calls offered, by digest (each set once per file). */
+    tools: z.record(z.string(), z.array(ToolDefSchema)),
+  });
 export type RunFile = z.infer<typeof RunFileSchema>;

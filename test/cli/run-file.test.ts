@@ -87,6 +87,7 @@ describe('per-call records and run files, from a real run', () => {
       expect(loaded.version).toBe(1);
       expect(loaded.notes).toEqual([]);
       expect(loaded.file).toEqual(JSON.parse(text));
+      expect(`${JSON.stringify(loaded.file, null, 2)}\n`).toBe(text);
       expect(loaded.file.format).toBe(RUN_FILE_FORMAT);
       expect(loaded.file.arbor_version).toBe(ARBOR_VERSION);
       expect(Object.keys(loaded.file.model_calls)).toEqual(['0', '0.1', '0.1.1']);
