@@ -273,7 +273,6 @@ class TurnRun {
     const { hooks, system, tools, logContent } = this.#options;
     const definitions = [...tools.definitions()];
     const toolDefs = this.#offersFinish() ? [...definitions, FINISH_TOOL] : definitions;
-    const digest = recordOffer(this.#options, toolDefs);
     let model: string | undefined;
     let raw: number | undefined;
     if (hooks?.admit !== undefined) {
@@ -293,6 +292,7 @@ class TurnRun {
     const started = this.#now();
     this.#steps += 1;
     hooks?.onEvent?.({ type: 'loop.step', step: this.#steps });
+    const digest = recordOffer(this.#options, toolDefs);
     let response: ModelResponse;
     try {
       // Streamed, so every node's answer can be watched as it is written (`text.delta`).
