@@ -1,7 +1,6 @@
 import { ARBOR_VERSION, replayTranscript, type TranscriptEntry } from '../protocol/index.js';
 import { RUN_FILE_FORMAT, type RunFile, type RunFileMessage } from '../protocol/run-file.js';
-import { modelCallsOf } from '../store/model-calls.js';
-import type { SqliteStore } from '../store/index.js';
+import { modelCallsOf, type SqliteStore } from '../store/index.js';
 import type { RunRecord } from '../store/store-port.js';
 import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 

@@ -54,16 +54,17 @@ export function loadRunFile(text: string, source = 'the run file'): LoadedRunFil
     };
     return { version: 0, notes: [V0_NOTE], file };
   }
+  const named = typeof format === 'string' ? format : JSON.stringify(format);
   const version =
     typeof format === 'string' ? RUN_FILE_FORMAT_PATTERN.exec(format)?.[1] : undefined;
   if (version === undefined || Number(version) < RUN_FILE_VERSION) {
     throw invalid(
-      `${source} is not a run file: unknown format \`${String(format)}\` (expected \`${RUN_FILE_FORMAT}\`).`,
+      `${source} is not a run file: unknown format \`${named}\` (expected \`${RUN_FILE_FORMAT}\`).`,
     );
   }
   if (Number(version) > RUN_FILE_VERSION)
     throw invalid(
-      `${source} was written by a newer arbor: format ${String(format)}; this arbor reads ${RUN_FILE_FORMAT}.`,
+      `${source} was written by a newer arbor: format ${named}; this arbor reads ${RUN_FILE_FORMAT}.`,
       { format, reads: RUN_FILE_FORMAT },
     );
   return { version: RUN_FILE_VERSION, notes: [], file: checked(RunFileSchema, document, source) };
@@ -90,7 +91,7 @@ function parseJson(text: string, source: string): unknown {
     const where =
       at !== undefined
         ? ` at character ${at} (${lineAndColumn(text, Number(at))})`
-        : /end of JSON input/.test(reason)
+        : reason.includes('end of JSON input')
           ? ` at its end (character ${text.length}): it stops before the document is complete`
           : '';
     throw invalid(`${source} is not JSON${where}: ${reason}.`, {

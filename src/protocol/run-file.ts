@@ -21,7 +21,7 @@ export const RUN_FILE_FORMAT_PATTERN = /^arbor\.run\/(\d+)$/;
  * counts the node's calls from 1 across its turns and restarts; `step` is the call's step within
  * its turn (a warm node's steps start again at 1 each turn).
  */
-export const ModelCallRecordSchema = z.object({
+const ModelCallRecordSchema = z.object({
   call: z.number().int().positive(),
   step: z.number(),
   /** Which endpoint of the node's intelligence answered (0-based). */
@@ -44,14 +44,14 @@ export type ModelCallRecord = z.infer<typeof ModelCallRecordSchema>;
  * assistant message's reasoning (a thinking model's blocks, verbatim and possibly signed or
  * encrypted) apart in `opaque_reasoning`, for a replay to send back, never to display.
  */
-export const RunFileMessageSchema = z.intersection(
+const RunFileMessageSchema = z.intersection(
   TranscriptMessageSchema,
   z.object({ opaque_reasoning: ReasoningTraceSchema.optional() }),
 );
 export type RunFileMessage = z.infer<typeof RunFileMessageSchema>;
 
 /** A question a node put to a person, and how it was answered (the store's record). */
-export const RunFileGateSchema = z.object({
+const RunFileGateSchema = z.object({
   runId: z.string(),
   id: z.string(),
   nodeId: z.string().optional(),

@@ -38,15 +38,14 @@ describe('the tools each model call offered', () => {
         { text: 'done' },
       ),
     );
-    let host: GrowingSet | undefined;
     const unlock: Tool = {
       def: { name: 'test.unlock', description: 'unlock', input_schema: { type: 'object' } },
       run: () => {
-        if (host !== undefined) host.unlocked = true;
+        host.unlocked = true;
         return Promise.resolve({ content: 'unlocked', isError: false });
       },
     };
-    host = new GrowingSet([unlock]);
+    const host = new GrowingSet([unlock]);
     const events: ChildEvent[] = [];
     const agent = new AgentSession({
       model: createModelClient(testIntel([{ url: server.url, dialect: 'openai', headers: {} }])),
