@@ -4,6 +4,7 @@ import { EXIT } from '../runtime/index.js';
 import { sleep } from '../supervisor/index.js';
 import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
+import { runFileOf } from './runs-export.js';
 import { duration, oneLine, splitText, table, transcriptText, usageText } from './runs-view.js';
 import { runsDiff } from './runs-diff.js';
 import { inStore, mustGetRun } from './runs-store.js';
@@ -22,7 +23,8 @@ Past and present runs of a store (--db PATH, env ARBOR_DB, default .arbor/arbor.
   diff RUN_A RUN_B                where two runs first went apart (node path, step, what
                                   differed), then each node's status, tools, steps and usage,
                                   and each run's outcome, side by side
-  export RUN                      one JSON document: the run, its nodes, events, transcripts, gates
+  export RUN                      the run as one versioned JSON document (format arbor.run/1):
+                                  its nodes, events, transcripts, gates and model calls
   prune --older-than 30d [--dry-run]   delete runs (not running) started before then
 
 --json prints JSON (list, show, transcript, diff) in the field names of the events and the store.
@@ -175,20 +177,8 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
   export: async (args, io) => {
     const { values, runId } = oneRun('runs export', args);
     return inStore(values.db, io, async (store) => {
-      const run = mustGetRun(store, runId);
-      const nodes = store.listNodes(runId);
-      const paths = new Map(nodes.map((node) => [node.id, node.path]));
-      const document = {
-        ...summarize(run, nodes),
-        meta: run.meta,
-        nodes: nodeViews(nodes),
-        events: store.listEvents(runId).map((record) => wireLine(runId, record, paths)),
-        transcripts: Object.fromEntries(
-          nodes.map((node) => [node.path, shownTranscript(store.listTranscript(runId, node.id))]),
-        ),
-        gates: store.listGates({ runId }),
-      };
-      return write(io.stdout, `${JSON.stringify(document, null, 2)}\n`);
+      const file = runFileOf(store, mustGetRun(store, runId));
+      return write(io.stdout, `${JSON.stringify(file, null, 2)}\n`);
     });
   },
 

@@ -62,6 +62,10 @@ export interface ModelResponse {
   model: string;
   /** Which endpoint of the list answered (0-based). */
   endpointIndex: number;
+  /** The model the call named (the request's, else the endpoint's, else the config's). */
+  modelAsked?: string;
+  /** The sampling the call was sent with (the config's, under the endpoint's, under the request's). */
+  sampling?: Sampling;
   /**
    * What a reasoning model thought, verbatim (thinking blocks, encrypted reasoning items): the
    * loop keeps it on the assistant message so the next call of the turn can send it back.

@@ -1,4 +1,4 @@
-import type { IntelConfig } from '../protocol/index.js';
+import type { IntelConfig, Sampling } from '../protocol/index.js';
 import type { Clock } from './clock.js';
 import type { DecodedResponse, DecodedUsage } from './dialect.js';
 import type { WireCall } from './model-attempts.js';
@@ -11,6 +11,8 @@ export interface PreparedCall {
   wire: WireCall;
   /** The model asked for: the request's, else the endpoint's, else the config's. */
   model: string;
+  /** The sampling sent: the config's, under the endpoint's, under the request's. */
+  sampling: Sampling;
 }
 
 /** About four characters a token: the usual rule of thumb, used only when a server reports none. */
@@ -42,6 +44,7 @@ export function prepareCall(
       now: () => clock.now(),
     },
     model,
+    sampling,
   };
 }
 
@@ -77,6 +80,8 @@ export function toModelResponse(
     ...(answer.usage === undefined ? { usageEstimated: true } : {}),
     model: answer.model ?? prepared.model,
     endpointIndex: endpoint.index,
+    modelAsked: prepared.model,
+    sampling: prepared.sampling,
     // Pinned to the model asked for, which the next call compares with: a server that answers
     // with a dated snapshot of an alias must not make the next call drop its thinking.
     ...(answer.reasoning === undefined

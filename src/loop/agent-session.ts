@@ -19,7 +19,7 @@ import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 import { usageSplits } from './usage-splits.js';
 import { EstimateCorrection } from './estimate-correction.js';
-
+import { askedFields, recordOffer } from './offered-tools.js';
 import type { SessionOptions, TurnReport } from './session-types.js';
 
 /**
@@ -150,12 +150,11 @@ class TurnRun {
       const { capture } = this.#options;
       if (calls.length === 0) {
         if (capture === undefined) return this.#end('completed', undefined);
-        if (this.#reminders >= SUBMIT_REMINDERS) {
+        if (this.#reminders >= SUBMIT_REMINDERS)
           return this.#end(
             'failed',
             `no valid value was submitted to \`${SUBMIT_TOOL_NAME}\` after ${SUBMIT_REMINDERS} reminders`,
           );
-        }
         this.#reminders += 1;
         this.#append({
           role: 'user',
@@ -164,7 +163,6 @@ class TurnRun {
         });
         continue;
       }
-
       const looping = this.#loops.record(calls);
       if (looping !== undefined) {
         const times = this.#options.limits.loop_threshold;
@@ -294,6 +292,7 @@ class TurnRun {
     const started = this.#now();
     this.#steps += 1;
     hooks?.onEvent?.({ type: 'loop.step', step: this.#steps });
+    const digest = recordOffer(this.#options, toolDefs);
     let response: ModelResponse;
     try {
       // Streamed, so every node's answer can be watched as it is written (`text.delta`).
@@ -350,6 +349,7 @@ class TurnRun {
       ...(logContent === true ? { text: response.text } : { textChars: response.text.length }),
       ...(model === undefined ? {} : { requestModel: model }),
       ...usageSplits(response.usage),
+      ...askedFields(response, digest),
     });
     return response;
   }

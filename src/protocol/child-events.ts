@@ -11,6 +11,7 @@ export const CHILD_EVENT_TYPES = [
   'loop.resumed',
   'loop.resumed_step',
   'model.call',
+  'model.tools',
   'model.error',
   'text.delta',
   'text.reset',

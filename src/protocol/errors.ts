@@ -14,6 +14,11 @@ export const ERROR_CODES = {
   config: 'user',
   /** A plan file that cannot be used: bad TOML, an unknown key, a field of the wrong shape. */
   plan_invalid: 'user',
+  /**
+   * A run file (`arbor runs export`) that cannot be read: not JSON, not a run file, a newer
+   * format than this arbor reads, or fields that do not hold what they should.
+   */
+  run_file_invalid: 'user',
   /** A frame that broke protocol v1. */
   protocol_violation: 'system',
   /** A frame larger than the 16 MiB cap. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { SamplingSchema } from './intelligence.js';
+import { ToolDefSchema } from './messages.js';
 
 /**
  * The fields of the events of a node's model calls, tool calls and usage (see `run-events.ts`,
@@ -25,7 +27,23 @@ export const MODEL_EVENT_MAKERS = {
       cacheWriteTokens: z.number().optional(),
       /** Of `outputTokens`, those the model spent reasoning. */
       reasoningTokens: z.number().optional(),
+      /**
+       * What a replay needs to ask the same again: the digest of the tools the call offered (the
+       * node's `model.tools` event with this digest holds them), the sampling it was sent with (the
+       * config's under the endpoint's; absent: none set) and the model it named, when that is not
+       * `model` (a server that answered with a dated snapshot of an alias). Absent from an older child.
+       */
+      toolsDigest: z.string().optional(),
+      sampling: SamplingSchema.optional(),
+      modelAsked: z.string().optional(),
     }),
+  /**
+   * The tools a node's model calls offer (names, descriptions, JSON schemas, `finish` included),
+   * reported once per node and again when the set changes; its `model.call` events name it by
+   * `digest`. A string when the set was cut to the event bound (the event has `truncated: true`).
+   */
+  'model.tools': () =>
+    z.object({ digest: z.string(), tools: z.union([z.array(ToolDefSchema), z.string()]) }),
   /**
    * An attempt at a model endpoint failed (it may be retried, or failed over), after `ms`
    * milliseconds (absent from an older child).

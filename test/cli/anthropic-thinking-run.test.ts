@@ -2,6 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadRunFile, recordedTranscript } from '../../src/protocol/load-run-file.js';
+import { replayTranscript, type TranscriptMessage } from '../../src/protocol/index.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { FakePromptCache } from '../../src/testing/fake-llm/anthropic-prompt-cache.js';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
@@ -121,7 +124,7 @@ describe('extended thinking with tools through `arbor run`', () => {
       expect(Math.abs(recorded - whole)).toBeLessThanOrEqual(1);
     });
 
-    // Stored byte for byte (a resume sends it back), shown nowhere.
+    // Stored byte for byte (a resume sends it back), shown nowhere a person reads.
     const store = readdirSync(dir)
       .filter((name) => name.startsWith('arbor.db'))
       .map((name) => readFileSync(path.join(dir, name)).toString('utf8'))
@@ -130,7 +133,6 @@ describe('extended thinking with tools through `arbor run`', () => {
     for (const command of [
       ['transcript', report.run_id, '0', '--json'],
       ['transcript', report.run_id, '0'],
-      ['export', report.run_id],
       ['show', report.run_id],
     ]) {
       const shown = await runArbor(['runs', ...command, '--db', db], { cwd: dir });
@@ -138,5 +140,23 @@ describe('extended thinking with tools through `arbor run`', () => {
       expect(shown.stdout).not.toContain('List the directory first');
       expect(shown.stdout).not.toContain('signature');
     }
+
+    // A run file carries each block apart (`opaque_reasoning`), for a replay to send back: loaded,
+    // the transcript holds the blocks the store holds, byte for byte.
+    const exported = await runArbor(['runs', 'export', report.run_id, '--db', db], { cwd: dir });
+    expect(exported.code, exported.stderr).toBe(0);
+    const { file } = loadRunFile(exported.stdout);
+    expect(file.transcripts['0']?.some((m) => 'reasoning' in m)).toBe(false);
+    const stored = new SqliteStore(db);
+    const root = stored.listNodes(report.run_id).find((node) => node.path === '0');
+    const kept = replayTranscript(stored.listTranscript(report.run_id, root?.id ?? ''));
+    stored.close();
+    const blocks = (messages: readonly TranscriptMessage[]): string[] =>
+      messages.flatMap((m) =>
+        m.role === 'assistant' && m.reasoning ? [JSON.stringify(m.reasoning)] : [],
+      );
+    expect(blocks(kept)).toHaveLength(3);
+    expect(blocks(recordedTranscript(file, '0'))).toEqual(blocks(kept));
+    expect(blocks(kept)[0]).toContain(THOUGHTS[0]);
   });
 });

@@ -139,6 +139,7 @@ describe('AgentSession', () => {
     expect(report.usage).toEqual({ input_tokens: 30, output_tokens: 3 });
     expect(events).toEqual([
       'loop.step',
+      'model.tools',
       'model.call',
       'tool.call',
       'tool.result',

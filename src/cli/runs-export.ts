@@ -1,0 +1,42 @@
+import { ARBOR_VERSION, replayTranscript, type TranscriptEntry } from '../protocol/index.js';
+import { RUN_FILE_FORMAT, type RunFile, type RunFileMessage } from '../protocol/run-file.js';
+import { modelCallsOf, type SqliteStore } from '../store/index.js';
+import type { RunRecord } from '../store/store-port.js';
+import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
+
+/**
+ * A run of a store as a run file (`docs/run-files.md`): its summary, nodes, events, transcripts
+ * (reasoning apart), gates, and each node's model calls with the tools sets they offered.
+ */
+export function runFileOf(store: SqliteStore, run: RunRecord): RunFile {
+  const nodes = store.listNodes(run.id);
+  const paths = new Map(nodes.map((node) => [node.id, node.path]));
+  const records = store.listEvents(run.id);
+  const { calls, tools } = modelCallsOf(records);
+  return {
+    format: RUN_FILE_FORMAT,
+    arbor_version: ARBOR_VERSION,
+    ...summarize(run, nodes),
+    meta: run.meta,
+    nodes: nodeViews(nodes),
+    events: records.map((record) => wireLine(run.id, record, paths)),
+    gates: store.listGates({ runId: run.id }),
+    transcripts: Object.fromEntries(
+      nodes.map((node) => [node.path, fileMessages(store.listTranscript(run.id, node.id))]),
+    ),
+    model_calls: Object.fromEntries(nodes.map((node) => [node.path, calls.get(node.id) ?? []])),
+    tools: Object.fromEntries(tools),
+  };
+}
+
+/**
+ * A transcript as shown, each assistant message's reasoning moved to `opaque_reasoning`: a
+ * reader that displays `reasoning`-less messages shows no thinking, a replay finds it verbatim.
+ */
+function fileMessages(entries: readonly TranscriptEntry[]): RunFileMessage[] {
+  return replayTranscript(entries).map((message) => {
+    if (message.role !== 'assistant' || message.reasoning === undefined) return message;
+    const { reasoning, ...shown } = message;
+    return { ...shown, opaque_reasoning: reasoning };
+  });
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { ModelResponse } from '../intel/model.js';
+import type { RunEventFields, ToolDef } from '../protocol/index.js';
+import type { SessionOptions } from './session-types.js';
+
+/** Hex characters of a tools set's SHA-256 kept as its digest: 64 bits, ample within one run. */
+const DIGEST_CHARS = 16;
+
+/**
+ * The tools a session's calls offered, as a replay needs them. Each call names its set by a digest;
+ * the set itself is reported (`model.tools`) once per session and again only when it changes, so
+ * a ten-step node pays for its schemas once. The digest is kept while the definitions stay the
+ * same objects, so an unchanged set is not serialised again on every call.
+ */
+class OfferedTools {
+  #last: readonly ToolDef[] = [];
+  #digest: string | undefined;
+  readonly #reported = new Set<string>();
+
+  /** The digest of `tools`, and whether this session has not reported that set yet. */
+  offer(tools: readonly ToolDef[]): { digest: string; isNew: boolean } {
+    if (this.#digest === undefined || !sameObjects(tools, this.#last)) {
+      this.#digest = toolsDigest(tools);
+      this.#last = [...tools];
+    }
+    const isNew = !this.#reported.has(this.#digest);
+    this.#reported.add(this.#digest);
+    return { digest: this.#digest, isNew };
+  }
+}
+
+/** One recorder per session: its options object lives as long as the session and its turns. */
+const SESSIONS = new WeakMap<SessionOptions, OfferedTools>();
+
+/**
+ * Records that the session's next call offers `tools`: reports the set (`model.tools`) when the
+ * session has not reported it yet, and returns its digest for the call's `model.call` event.
+ */
+export function recordOffer(options: SessionOptions, tools: readonly ToolDef[]): string {
+  let offered = SESSIONS.get(options);
+  if (offered === undefined) SESSIONS.set(options, (offered = new OfferedTools()));
+  const { digest, isNew } = offered.offer(tools);
+  if (isNew) options.hooks?.onEvent?.({ type: 'model.tools', digest, tools: [...tools] });
+  return digest;
+}
+
+/**
+ * The fields of a `model.call` event that say what was asked: the tools offered (by digest), the
+ * sampling sent (when any was set) and the model named (when the answer reported another).
+ */
+export function askedFields(
+  response: ModelResponse,
+  digest: string,
+): Pick<RunEventFields<'model.call'>, 'toolsDigest' | 'sampling' | 'modelAsked'> {
+  const { sampling, modelAsked } = response;
+  return {
+    toolsDigest: digest,
+    ...(sampling === undefined || Object.keys(sampling).length === 0 ? {} : { sampling }),
+    ...(modelAsked === undefined || modelAsked === response.model ? {} : { modelAsked }),
+  };
+}
+
+/** The digest of a tools set: SHA-256 of its JSON, in offer order (the order is sent too). */
+export function toolsDigest(tools: readonly ToolDef[]): string {
+  return createHash('sha256').update(JSON.stringify(tools)).digest('hex').slice(0, DIGEST_CHARS);
+}
+
+function sameObjects(a: readonly ToolDef[], b: readonly ToolDef[]): boolean {
+  return a.length === b.length && a.every((tool, index) => tool === b[index]);
+}
