@@ -99,7 +99,7 @@ export function buildAnthropicRequest(call: DialectCall): AnthropicSentRequest {
   const { request, sampling } = call;
   const system = systemText(request);
   const tools = request.tools ?? [];
-  const thinking = thinkingParams(sampling, request);
+  const thinking = thinkingParams(sampling, request, call.model);
   const body: AnthropicSentRequest = {
     model: call.model,
     max_tokens: thinking.max_tokens,

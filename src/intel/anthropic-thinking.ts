@@ -32,9 +32,13 @@ export interface ThinkingParams {
  * operator's back. `temperature` is left out with thinking (the API refuses it), and `top_p`
  * unless it is within 0.95–1, as Anthropic documents; a forced tool choice is refused here too.
  */
-export function thinkingParams(sampling: Sampling, request: ModelRequest): ThinkingParams {
+export function thinkingParams(
+  sampling: Sampling,
+  request: ModelRequest,
+  model?: string,
+): ThinkingParams {
   const budget = sampling.thinking_budget_tokens;
-  if (budget === undefined) {
+  if (budget === undefined || (model !== undefined && lostTurnThinking(request, model))) {
     return {
       max_tokens: sampling.max_output_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
       allowsTemperature: true,
@@ -62,6 +66,19 @@ export function thinkingParams(sampling: Sampling, request: ModelRequest): Think
     allowsTemperature: false,
     allowsTopP: topP !== undefined && topP >= 0.95,
   };
+}
+
+/**
+ * Whether the conversation is inside a tool-use turn whose thinking cannot go back to this model:
+ * the last assistant message called tools and its reasoning was another model's (a failover, a
+ * degrade, a swap or a resume onto another model dropped it). With thinking on, Anthropic refuses
+ * such a request ("Expected thinking or redacted_thinking"), so that call goes without thinking,
+ * as the API's own message advises; thinking is back from the next turn's first call.
+ */
+function lostTurnThinking(request: ModelRequest, model: string): boolean {
+  const last = request.messages.findLast((message) => message.role === 'assistant');
+  if (last?.role !== 'assistant' || last.tool_calls.length === 0) return false;
+  return reasoningBlocks(last.reasoning, model).length === 0;
 }
 
 /**

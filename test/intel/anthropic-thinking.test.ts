@@ -7,6 +7,7 @@ import type { ModelRequest } from '../../src/intel/index.js';
 import { ToolNames } from '../../src/intel/wire-names.js';
 import { isArborError, type Sampling, type TranscriptMessage } from '../../src/protocol/index.js';
 import { anthropicStreamEvents } from '../../src/testing/fake-llm/anthropic-reply.js';
+import { AnthropicRules } from '../../src/testing/fake-llm/anthropic-rules.js';
 import type { ScriptedAnswer } from '../../src/testing/fake-llm/scripted-answer.js';
 
 const NAMES = new ToolNames([{ name: 'fs.read' }]);
@@ -116,6 +117,25 @@ describe('Anthropic extended thinking: the request', () => {
       { type: 'text', text: 'Reading.' },
       { type: 'tool_use', id: 'a', name: 'fs_read', input: { path: 'x' } },
     ]);
+    // Inside that tool-use turn the call goes without thinking: with it on, Anthropic (and the
+    // fake, playing it) refuses an assistant turn that does not open with its thinking.
+    expect(body.thinking).toBeUndefined();
+    expect(new AnthropicRules().refusal(body)).toBeUndefined();
+    expect(
+      new AnthropicRules().refusal({ ...body, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+    ).toMatch(/must start with a thinking block/);
+  });
+
+  it('thinks again once the turn whose thinking was dropped has ended', () => {
+    const messages: TranscriptMessage[] = [
+      ...TURN,
+      { role: 'assistant', text: 'Done.', tool_calls: [] },
+      { role: 'user', text: 'Next.' },
+    ];
+    const body = buildAnthropicRequest(
+      call({ messages }, { thinking_budget_tokens: 1024 }, 'claude-b'),
+    );
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
   });
 });
 
