@@ -37,7 +37,14 @@ export function channelHooks(
     },
     onUsage: (usage, answered) => {
       // Tokens only: the supervisor prices them (the price table never loads in a child).
-      writer.send({ type: 'usage', ...usage, model: answered.model, endpoint: answered.endpoint });
+      const { model, endpoint, modelAsked } = answered;
+      writer.send({
+        type: 'usage',
+        ...usage,
+        model,
+        endpoint,
+        ...(modelAsked === undefined || modelAsked === model ? {} : { model_asked: modelAsked }),
+      });
     },
     onTranscript: (entry) => {
       sendTranscript(writer, entry);

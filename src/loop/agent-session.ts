@@ -17,7 +17,7 @@ import { runSessionTools } from './session-tools.js';
 import { commitOrder, interruptedStep } from './interrupted-step.js';
 import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status.js';
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
-import { usageSplits } from './usage-splits.js';
+import { answeredBy, usageSplits } from './usage-splits.js';
 import { EstimateCorrection } from './estimate-correction.js';
 import { askedFields, recordOffer } from './offered-tools.js';
 import type { SessionOptions, TurnReport } from './session-types.js';
@@ -326,7 +326,7 @@ class TurnRun {
     this.#usage = addUsage(this.#usage, response.usage);
     if (raw !== undefined && response.usageEstimated !== true)
       this.#estimates.observe(raw, response.usage.input_tokens);
-    hooks?.onUsage?.(response.usage, { model: response.model, endpoint: response.endpointIndex });
+    hooks?.onUsage?.(response.usage, answeredBy(response));
     // The answer is recorded before it is reported: a crash after the call keeps it.
     if (response.text !== '') this.#text = response.text;
     this.#append({

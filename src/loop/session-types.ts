@@ -26,7 +26,10 @@ export interface SessionHooks {
    * Usage of each model call, reported right after the call, with the model that answered and
    * the index of its endpoint (so the supervisor can price it).
    */
-  onUsage?(usage: Usage, answered: { model: string; endpoint: number }): void;
+  onUsage?(
+    usage: Usage,
+    answered: { model: string; endpoint: number; modelAsked?: string | undefined },
+  ): void;
   /** Budget admission before each model call; throws `ArborError('budget_refused')` to refuse. */
   admit?(estimate: number, options: { signal: AbortSignal }): Promise<Admission>;
   /** Resolves when the session may go on (not paused); called at every step boundary. */

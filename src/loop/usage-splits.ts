@@ -1,3 +1,4 @@
+import type { ModelResponse } from '../intel/index.js';
 import type { Usage } from '../protocol/index.js';
 
 /** The cache and reasoning counts of a call's usage, as a `model.call` event carries them. */
@@ -12,5 +13,18 @@ export function usageSplits(usage: Usage): {
       ? {}
       : { cacheWriteTokens: usage.cache_write_tokens }),
     ...(usage.reasoning_tokens === undefined ? {} : { reasoningTokens: usage.reasoning_tokens }),
+  };
+}
+
+/** Who answered a call, as its usage report names it: the model, the endpoint, the model asked. */
+export function answeredBy(response: ModelResponse): {
+  model: string;
+  endpoint: number;
+  modelAsked: string | undefined;
+} {
+  return {
+    model: response.model,
+    endpoint: response.endpointIndex,
+    modelAsked: response.modelAsked,
   };
 }

@@ -38,6 +38,8 @@ export const UsageFrameSchema = z
     model: z.string().min(1).optional(),
     /** The index of the endpoint that answered, in the node's intelligence. */
     endpoint: CountSchema.optional(),
+    /** The model the call named (a budget degrade's cheaper model), when it is not `model`. */
+    model_asked: z.string().min(1).optional(),
   })
   .extend(UsageSchema.shape);
 

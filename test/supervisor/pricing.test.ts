@@ -157,6 +157,21 @@ describe('pricing in the supervisor', () => {
     expect(priceUsage(usage, {}, config).cost_usd).toBeUndefined();
   });
 
+  it('prices a budget degrade at the cheaper model it named, not the model it replaced', () => {
+    // The config's model is gpt-4o, priced by the user; the degraded call named gpt-4o-mini and
+    // was answered by its dated snapshot, which neither table knows by that name.
+    const config = intel('gpt-4o', {
+      prices: { 'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 } },
+    });
+    const usage = { input_tokens: M, output_tokens: 0 };
+    const answered = { model: 'gpt-4o-mini-2030-01-01', endpoint: 0, modelAsked: 'gpt-4o-mini' };
+    expect(priceUsage(usage, answered, config).cost_usd).toBeCloseTo(0.15, 9);
+    // Without the model asked (an older child), the endpoint's model is the fallback, as before.
+    expect(
+      priceUsage(usage, { model: 'gpt-4o-mini-2030-01-01', endpoint: 0 }, config).cost_usd,
+    ).toBe(2.5);
+  });
+
   it('cuts cache counts that exceed the input instead of refusing the report', () => {
     const cost = defaultCost(
       { input_tokens: 100, cache_read_tokens: 500, cache_write_tokens: 50, output_tokens: 0 },

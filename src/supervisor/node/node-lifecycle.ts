@@ -287,8 +287,9 @@ export class NodeLifecycle {
         break;
       case 'usage': {
         // Priced here, for every provider alike: the child reports tokens and who answered.
-        const { type: _type, model, endpoint, ...reported } = frame;
-        const usage = priceUsage(reported, { model, endpoint }, live.payload.intelligence);
+        const { type: _type, model, endpoint, model_asked: modelAsked, ...reported } = frame;
+        const answered = { model, endpoint, modelAsked };
+        const usage = priceUsage(reported, answered, live.payload.intelligence);
         node.usage = addUsage(node.usage, usage);
         store.addUsage(runId, node.id, usage);
         owner.emit({ type: 'usage', nodeId: node.id, usage });

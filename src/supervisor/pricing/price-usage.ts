@@ -8,13 +8,16 @@ interface Answered {
   model?: string | undefined;
   /** The endpoint's index in the node's intelligence. */
   endpoint?: number | undefined;
+  /** The model the call named, when it is not the answering one (a budget degrade's). */
+  modelAsked?: string | undefined;
 }
 
 /**
  * Prices one usage report in the supervisor. A cost the sender gives is kept (an A2A peer prices
  * its own calls, with prices arbor does not know). Otherwise the names tried are the model that
- * answered, then (for a call on a known endpoint) the model asked of that endpoint, since servers
- * often answer with a dated snapshot of the requested alias. The user's price for a name
+ * answered, then the model the call named (a budget degrade's cheaper model; else, for a call on
+ * a known endpoint, the model asked of that endpoint), since servers often answer with a dated
+ * snapshot of the requested alias. For each name in turn, the user's price
  * (`[intelligence.prices]`) is taken first, then the default table's for the endpoint's provider.
  * No price, no `cost_usd`: a money ceiling cannot see that call (`arbor doctor` warns of it).
  */
@@ -24,7 +27,11 @@ export function priceUsage(usage: Usage, answered: Answered, intelligence: Intel
     answered.endpoint === undefined ? undefined : intelligence.endpoints[answered.endpoint];
   const names = [
     ...(answered.model === undefined ? [] : [answered.model]),
-    ...(endpoint === undefined ? [] : [endpoint.model ?? intelligence.model]),
+    ...(answered.modelAsked !== undefined
+      ? [answered.modelAsked]
+      : endpoint === undefined
+        ? []
+        : [endpoint.model ?? intelligence.model]),
   ];
   const cost = costOf(usage, names, intelligence, endpoint);
   return cost === undefined ? usage : { ...usage, cost_usd: cost };
@@ -36,12 +43,10 @@ function costOf(
   intelligence: IntelConfig,
   endpoint: IntelConfig['endpoints'][number] | undefined,
 ): number | undefined {
-  const overridden = names.find((name) => Object.hasOwn(intelligence.prices, name));
-  const price = overridden === undefined ? undefined : intelligence.prices[overridden];
-  if (price !== undefined) return overrideCost(usage, price);
   const hint = endpoint === undefined ? {} : { url: endpoint.url, dialect: endpoint.dialect };
   for (const name of names) {
-    const cost = defaultCost(usage, name, hint);
+    const price = Object.hasOwn(intelligence.prices, name) ? intelligence.prices[name] : undefined;
+    const cost = price === undefined ? defaultCost(usage, name, hint) : overrideCost(usage, price);
     if (cost !== undefined) return cost;
   }
   return undefined;
