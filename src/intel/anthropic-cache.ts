@@ -25,10 +25,12 @@ type Tools = NonNullable<AnthropicSentRequest['tools']>;
 /**
  * The request with prompt-cache breakpoints, in the order the API reads a prompt (tools, system,
  * messages): on the last tool definition (the tools are cached together), on the system prompt,
- * sent as one text block, and on the last block of the newest message. The last one moves as the
- * transcript grows: the API looks back about 20 blocks from a breakpoint for the longest prefix it
- * has cached, so each step reads what the step before wrote and writes only what is new. Three
- * breakpoints, within the API's four. Thinking blocks cannot carry one and are never marked.
+ * sent as one text block, on the last block of the newest message, and on the last block of the
+ * message that was newest one call ago (two messages up: the answer came between). The newest one
+ * moves as the transcript grows, and the one before stays where the previous call wrote: the API
+ * looks back only about 20 blocks from a breakpoint for a prefix it has cached, so a step with
+ * many parallel tool calls (two blocks each) would otherwise lose the previous write and pay the
+ * whole conversation again. Four breakpoints, the API's most. Thinking blocks are never marked.
  */
 export function withCacheBreakpoints(
   body: AnthropicSentRequest,
@@ -73,7 +75,7 @@ function markNewestMessage(
 ): AnthropicSentMessage[] {
   const last = messages.length - 1;
   return messages.map((message, index) => {
-    if (index !== last) return message;
+    if (index !== last && index !== last - 2) return message;
     const content =
       typeof message.content === 'string'
         ? [{ type: 'text' as const, text: message.content }]

@@ -6,6 +6,7 @@ import type { AnthropicSentRequest } from '../../src/intel/anthropic-wire.js';
 import type { ModelRequest } from '../../src/intel/index.js';
 import { AnthropicRequestSchema } from '../../src/intel/index.js';
 import { ToolNames } from '../../src/intel/wire-names.js';
+import { FakePromptCache } from '../../src/testing/fake-llm/anthropic-prompt-cache.js';
 import type { Endpoint, TranscriptMessage } from '../../src/protocol/index.js';
 
 function call(request: ModelRequest, promptCache?: Endpoint['prompt_cache']): DialectCall {
@@ -73,11 +74,40 @@ describe('Anthropic prompt-cache breakpoints', () => {
     const first = buildAnthropicRequest(call({ system: 'S', messages: STEP_ONE, tools: TOOLS }));
     const second = buildAnthropicRequest(call({ system: 'S', messages: STEP_TWO, tools: TOOLS }));
     expect(breakpoints(first)).toContain('messages.0.content.0');
-    // The first message no longer carries one; the tool result that ends the newest does.
-    expect(breakpoints(second)).toEqual(['tools.1', 'system.0', 'messages.2.content.0']);
+    // The newest message's tool result carries one, and the first message keeps the one the
+    // previous call wrote, so that write is read even when the answer between is long.
+    expect(breakpoints(second)).toEqual([
+      'tools.1',
+      'system.0',
+      'messages.0.content.0',
+      'messages.2.content.0',
+    ]);
     expect(second.messages[2]?.content).toEqual([
       { type: 'tool_result', tool_use_id: 'a', content: 'X', cache_control: { type: 'ephemeral' } },
     ]);
+  });
+
+  it('keep reading the conversation from the cache when a step makes many parallel calls', () => {
+    // Twelve calls a step: about 25 blocks per step, past the API's 20-block lookback from the
+    // newest breakpoint. The fake's cache plays that lookback.
+    const cache = new FakePromptCache();
+    const messages: TranscriptMessage[] = [{ role: 'user', text: 'Read everything. '.repeat(400) }];
+    const reads: number[] = [];
+    for (let step = 0; step < 4; step += 1) {
+      const body = buildAnthropicRequest(call({ system: 'S', messages, tools: TOOLS }));
+      reads.push(cache.account(body, 1, 0).read);
+      const calls = Array.from({ length: 12 }, (_, i) => ({
+        id: `c${step}-${i}`,
+        name: 'fs.read',
+        args: { path: `f${i}` },
+      }));
+      messages.push({ role: 'assistant', text: `Step ${step}.`, tool_calls: calls });
+      for (const c of calls)
+        messages.push({ role: 'tool', id: c.id, name: 'fs.read', content: 'x', is_error: false });
+    }
+    // Each step reads everything up to the previous step's newest message: the reads grow.
+    for (let step = 2; step < reads.length; step += 1)
+      expect(reads[step]).toBeGreaterThan(reads[step - 1] ?? 0);
   });
 
   it.each([
