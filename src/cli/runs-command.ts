@@ -23,8 +23,10 @@ Past and present runs of a store (--db PATH, env ARBOR_DB, default .arbor/arbor.
   diff RUN_A RUN_B                where two runs first went apart (node path, step, what
                                   differed), then each node's status, tools, steps and usage,
                                   and each run's outcome, side by side
-  export RUN                      the run as one versioned JSON document (format arbor.run/1):
-                                  its nodes, events, transcripts, gates and model calls
+  export RUN [--with-reasoning]   the run as one versioned JSON document (format arbor.run/1):
+                                  its nodes, events, transcripts, gates and model calls; with
+                                  --with-reasoning also thinking models' reasoning, verbatim
+                                  (unscrubbed: it must stay as the provider signed it)
   prune --older-than 30d [--dry-run]   delete runs (not running) started before then
 
 --json prints JSON (list, show, transcript, diff) in the field names of the events and the store.
@@ -175,9 +177,12 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
   },
 
   export: async (args, io) => {
-    const { values, runId } = oneRun('runs export', args);
+    const { values, runId } = oneRun('runs export', args, {
+      'with-reasoning': { type: 'boolean' },
+    });
+    const withReasoning = (values as { 'with-reasoning'?: boolean })['with-reasoning'] === true;
     return inStore(values.db, io, async (store) => {
-      const file = runFileOf(store, mustGetRun(store, runId));
+      const file = runFileOf(store, mustGetRun(store, runId), { withReasoning });
       return write(io.stdout, `${JSON.stringify(file, null, 2)}\n`);
     });
   },

@@ -74,8 +74,11 @@ export function outputCapField(
   if (endpoint.max_tokens_field !== undefined) return endpoint.max_tokens_field;
   // A fully qualified name may end in a dot (`api.openai.com.`); URL keeps it.
   const host = new URL(endpoint.url).hostname.replace(/\.$/, '');
+  // OpenAI's data-residency hosts (`eu.api.openai.com`, `us.api.openai.com`) are OpenAI's own.
   const isOpenAi =
-    host === 'api.openai.com' || AZURE_OPENAI_SUFFIXES.some((suffix) => host.endsWith(suffix));
+    host === 'api.openai.com' ||
+    host.endsWith('.api.openai.com') ||
+    AZURE_OPENAI_SUFFIXES.some((suffix) => host.endsWith(suffix));
   return isOpenAi ? 'max_completion_tokens' : 'max_tokens';
 }
 

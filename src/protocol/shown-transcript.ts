@@ -2,8 +2,8 @@ import type { TranscriptMessage } from './messages.js';
 import { replayTranscript, type TranscriptEntry } from './transcript-entry.js';
 
 /**
- * A transcript as views show it (`arbor runs transcript` and `export`, the dashboard, the prompt
- * a span records): replayed as a resume would continue from it, without any assistant message's
+ * A transcript as views show it (`arbor runs transcript`, the dashboard, the prompt a span
+ * records; `arbor runs export` leaves reasoning out too unless `--with-reasoning` is given): replayed as a resume would continue from it, without any assistant message's
  * `reasoning`. A provider's thinking is opaque to arbor, kept only to be sent back, and unscrubbed
  * (see `OPAQUE_FIELDS`), so it is never shown.
  */

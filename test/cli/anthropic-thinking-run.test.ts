@@ -141,9 +141,19 @@ describe('extended thinking with tools through `arbor run`', () => {
       expect(shown.stdout).not.toContain('signature');
     }
 
-    // A run file carries each block apart (`opaque_reasoning`), for a replay to send back: loaded,
-    // the transcript holds the blocks the store holds, byte for byte.
-    const exported = await runArbor(['runs', 'export', report.run_id, '--db', db], { cwd: dir });
+    // A plain export shows no thinking either: the text is stored unscrubbed (its signature must
+    // match), so it leaves the store only when asked for.
+    const plain = await runArbor(['runs', 'export', report.run_id, '--db', db], { cwd: dir });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).not.toContain('List the directory first');
+    expect(plain.stdout).not.toContain('opaque_reasoning');
+
+    // With --with-reasoning a run file carries each block apart (`opaque_reasoning`), for a replay
+    // to send back: loaded, the transcript holds the blocks the store holds, byte for byte.
+    const exported = await runArbor(
+      ['runs', 'export', report.run_id, '--db', db, '--with-reasoning'],
+      { cwd: dir },
+    );
     expect(exported.code, exported.stderr).toBe(0);
     const { file } = loadRunFile(exported.stdout);
     expect(file.transcripts['0']?.some((m) => 'reasoning' in m)).toBe(false);

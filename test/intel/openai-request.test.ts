@@ -27,6 +27,8 @@ describe('the output cap of an OpenAI chat completion', () => {
     ['https://api.openai.com/v1', 'max_completion_tokens'],
     ['https://API.OpenAI.com/v1/', 'max_completion_tokens'],
     ['https://api.openai.com./v1', 'max_completion_tokens'],
+    ['https://eu.api.openai.com/v1', 'max_completion_tokens'],
+    ['https://us.api.openai.com/v1', 'max_completion_tokens'],
     ['https://my-res.openai.azure.com/openai/deployments/o3/', 'max_completion_tokens'],
     ['https://my-res.cognitiveservices.azure.com/openai/v1', 'max_completion_tokens'],
     ['https://my-proj.services.ai.azure.com/models', 'max_completion_tokens'],
