@@ -8,10 +8,6 @@ import { typedStreamEvent } from './stream-event.js';
 import { toolCallFromText } from './tool-call-args.js';
 import type { ToolNames } from './wire-names.js';
 
-const KNOWN_EVENTS = new Set<string>(
-  AnthropicStreamEventSchema.options.map((o) => o.shape.type.value),
-);
-
 interface PartialCall {
   id: string;
   name: string;
@@ -67,7 +63,6 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   push(event: SseEvent): ModelDelta[] {
     const data = typedStreamEvent(
       event,
-      KNOWN_EVENTS,
       AnthropicStreamEventSchema,
       'an Anthropic stream event',
     )?.data;

@@ -18,10 +18,6 @@ import { typedStreamEvent } from './stream-event.js';
 import { toolCallFromText } from './tool-call-args.js';
 import type { ToolNames } from './wire-names.js';
 
-const KNOWN_EVENTS = new Set<string>(
-  ResponsesStreamEventSchema.options.map((o) => o.shape.type.value),
-);
-
 interface PartialCall {
   /** The call's place among this answer's tool calls (the delta index). */
   ordinal: number;
@@ -57,7 +53,6 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   push(event: SseEvent): ModelDelta[] {
     const read = typedStreamEvent(
       event,
-      KNOWN_EVENTS,
       ResponsesStreamEventSchema,
       'an OpenAI response stream event',
     );
