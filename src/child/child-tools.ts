@@ -17,6 +17,7 @@ import type { ControlChannel } from './control-channel.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Logger } from './logger.js';
 import { remoteTool } from './remote-tool.js';
+import { recordedMcpSources, servedFromRecord, type RecordedTools } from './replay-tools.js';
 import { allowedTools } from '../authority/index.js';
 
 export interface ChildTools {
@@ -40,7 +41,7 @@ export async function buildChildTools(
   channel: ControlChannel,
   writer: FrameWriter,
   log: Logger,
-  options: { cwd: string; signal: AbortSignal; version: string },
+  options: { cwd: string; signal: AbortSignal; version: string; recorded?: RecordedTools },
 ): Promise<ChildTools> {
   const remote = (def: ToolDef): Tool => remoteTool(def, channel, writer);
   const gated = new Set(payload.gated_tools);
@@ -56,7 +57,12 @@ export async function buildChildTools(
     ],
   };
   let servers: McpServerSet | undefined;
-  if (payload.mcp_servers.length > 0) {
+  const { recorded } = options;
+  const replayed =
+    recorded === undefined || payload.replay === undefined
+      ? undefined
+      : recordedMcpSources(payload, payload.replay);
+  if (payload.mcp_servers.length > 0 && replayed === undefined) {
     // Loaded only by a child that has servers: the MCP client is most of a child's code.
     const { connectMcpServers } = await import('../tools/mcp/index.js');
     servers = await connectMcpServers(payload.mcp_servers, {
@@ -75,9 +81,12 @@ export async function buildChildTools(
     netCredentials: payload.net_credentials ?? [],
     egress: payload.egress?.control,
   };
-  const sources = [internal, builtinTools(grant), ...(servers?.sources ?? [])].map((source) =>
-    gatedThroughSupervisor(source, gated, remote),
-  );
+  const sources = [internal, builtinTools(grant), ...(replayed ?? servers?.sources ?? [])]
+    .map((source) => gatedThroughSupervisor(source, gated, remote))
+    // A replay with recorded tool results answers every call from the record, gated ones too.
+    .map((source) =>
+      recorded === undefined ? source : servedFromRecord(source, recorded, capture?.tool.def.name),
+    );
   const allow = allowedTools(payload);
   const registry = new ToolRegistry({
     sources,

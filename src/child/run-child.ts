@@ -17,6 +17,8 @@ import { Logger } from './logger.js';
 import { intelLimitsFrame } from './rate-limit-frames.js';
 import { runAgent } from './run-agent.js';
 import { runTurnWorker } from './run-turn-worker.js';
+import { ReplayModel } from './replay-model.js';
+import { recordedTools } from './replay-tools.js';
 import { allowedTools, isToolAllowed } from '../authority/index.js';
 
 export interface ChildIo {
@@ -120,6 +122,19 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
   } catch (error) {
     return fail(writer, error, CHILD_EXIT.intel);
   }
+  // A replayed node's answers come from its record (see `ReplayModel`); its intelligence only
+  // after it goes live.
+  const replay = payload.replay;
+  const replayModel =
+    replay === undefined
+      ? undefined
+      : new ReplayModel(replay, model, (divergence) => {
+          writer.event({ type: 'replay.divergence', step: divergence.call, ...divergence });
+        });
+  if (replayModel !== undefined) model = replayModel;
+  const recorded = recordedTools(payload);
+  if (recorded !== undefined && replayModel !== undefined)
+    recorded.isLive = () => replayModel.isLive;
   model.onHealth((event) => {
     writer.send({
       type: 'intel_health',
@@ -134,6 +149,7 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
       cwd: deps.cwd ?? process.cwd(),
       signal: channel.signal,
       version: ARBOR_VERSION,
+      ...(recorded === undefined ? {} : { recorded }),
     });
   } catch (error) {
     return fail(

@@ -21,6 +21,7 @@ Usage: arbor <command> [options]
 Commands:
   run <instruction>  run one root agent; result on stdout, live tree on stderr
   resume RUN         continue an interrupted run (its supervisor died) from its records
+  replay RUN|FILE    run a recorded run again from its records (no model calls); fork it live
   runs               past and present runs: list, show, events, transcript, export, prune
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
   ui                 the web dashboard over a store: runs, live trees, timelines, transcripts
@@ -67,6 +68,7 @@ const COMMANDS: Record<string, Command> = {
     }
     return runCommand(args, io, io.env);
   },
+  replay: async (args, io) => (await import('./replay-command.js')).replayCommand(args, io),
   resume: async (args, io) => {
     if (args.includes('--help') || args.includes('-h')) {
       await write(io.stdout, RESUME_HELP);

@@ -85,12 +85,27 @@ const GRANT_FLAGS = [
   ['net', 'net'],
 ] as const satisfies readonly (readonly [keyof RunValues, GrantAxis])[];
 
-async function runSettings(
+/**
+ * How a run other than a plain one begins, and what is said after it: `arbor replay` (see
+ * replay-command.ts) starts its run from a recorded one and reports its divergences.
+ */
+export interface RunBegin {
+  /** What the run is announced as (`replaying run X as`). */
+  label: string;
+  /** Checks what can be checked before anything is announced; throws to refuse. */
+  check?(runtime: Runtime): void;
+  begin(runtime: Runtime, start: RunStart): StartedRun;
+  /** Said on stderr once the run ended; the exit code, when it replaces the outcome's. */
+  after(runtime: Runtime, runId: string, io: CliIo): Promise<number | undefined>;
+}
+
+export async function runSettings(
   resolve: () => RunSettings,
   values: RunValues,
   io: CliIo,
   env: NodeJS.ProcessEnv,
   resuming?: { runId: string; deadline: boolean; narrow: readonly GrantAxis[] },
+  custom?: RunBegin,
 ): Promise<number> {
   const { settings, events } = validateAll({
     settings: resolve,
@@ -114,7 +129,7 @@ async function runSettings(
         };
   const safety = await prepareRunSafety(settings, env, { cwd: process.cwd() });
   return withIntelligence(settings, env, (intelligence, mockLabel) =>
-    runWithStore(settings, safety, intelligence, io, env, mockLabel, events, resume),
+    runWithStore(settings, safety, intelligence, io, env, mockLabel, events, resume, custom),
   );
 }
 
@@ -127,11 +142,15 @@ async function runWithStore(
   mockLabel: string | undefined,
   events: EventsMode,
   resume: ResumeRequest | undefined,
+  custom: RunBegin | undefined,
 ): Promise<number> {
   const runId = resume?.runId ?? mintRunId();
   const unrouteWarnings = routeWarnings(events, runId, io);
   try {
-    return await runRoot(settings, safety, intelligence, io, env, mockLabel, events, runId, resume);
+    return await runRoot(settings, safety, intelligence, io, env, mockLabel, events, runId, {
+      resume,
+      custom,
+    });
   } finally {
     unrouteWarnings();
   }
@@ -146,21 +165,22 @@ async function runRoot(
   mockLabel: string | undefined,
   events: EventsMode,
   runId: string,
-  resume: ResumeRequest | undefined,
+  how: { resume: ResumeRequest | undefined; custom: RunBegin | undefined },
 ): Promise<number> {
+  const { resume, custom } = how;
   const runtime = await openRuntime(settings, env);
   // A run that cannot be resumed says why, and nothing announces it as resuming first.
-  if (resume !== undefined) {
-    try {
-      planResume(runtime.store, runId);
-    } catch (error) {
-      await runtime.close();
-      throw error;
-    }
+  try {
+    if (resume !== undefined) planResume(runtime.store, runId);
+    custom?.check?.(runtime);
+  } catch (error) {
+    await runtime.close();
+    throw error;
   }
+  const label = custom?.label ?? (resume === undefined ? 'run' : 'resuming run');
   await write(
     io.stderr,
-    `arbor: ${resume === undefined ? 'run' : 'resuming run'} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
+    `arbor: ${label} ${runId} (store ${settings.dbPath})${mockLabel === undefined ? '' : `\narbor: ${mockLabel}`}\n`,
   );
   await announceSafety(safety, io);
   const turnLines: Promise<void>[] = [];
@@ -170,9 +190,11 @@ async function runRoot(
   // A resumed run is a warm session when its record says so, whatever the flags given to resume.
   const session: { warm: boolean; input?: WarmInput } = { warm: settings.warm };
   const begin = (start: RunStart): StartedRun => {
-    if (resume === undefined) return runtime.startRun(start);
+    if (resume === undefined && custom === undefined) return runtime.startRun(start);
     try {
-      return runtime.resumeRun(start, resume.runId, resume);
+      return custom === undefined
+        ? runtime.resumeRun(start, runId, resume)
+        : custom.begin(runtime, start);
     } catch (error) {
       void runtime.close();
       throw error;
@@ -185,7 +207,7 @@ async function runRoot(
     safety,
     humans: humanResponder(settings, io, runtime.store),
     meta: {
-      command: resume === undefined ? 'run' : 'resume',
+      command: custom !== undefined ? 'replay' : resume === undefined ? 'run' : 'resume',
       ...intelMeta(settings.intelligence, intelligence),
       endpoints: intelligence.endpoints.length,
       max_steps: settings.maxSteps,
@@ -239,6 +261,7 @@ async function runRoot(
   signals.dispose();
   await Promise.all(turnLines);
   const { outcome } = result.end;
+  const replaced = await custom?.after(runtime, runId, io);
   await runtime.close();
   if (settings.json) {
     await write(io.stdout, `${JSON.stringify(jsonReport(runId, result, supervisor))}\n`);
@@ -251,7 +274,7 @@ async function runRoot(
   if (result.end.error?.code === 'intel_unavailable')
     await write(io.stderr, endpointList(intelligence));
   if (signals.interrupted) return EXIT.interrupted;
-  return exitCodeFor(outcome.status, result.end.error?.code);
+  return replaced ?? exitCodeFor(outcome.status, result.end.error?.code);
 }
 
 /**

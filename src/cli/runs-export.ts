@@ -35,6 +35,12 @@ export function runFileOf(
     ),
     model_calls: Object.fromEntries(nodes.map((node) => [node.path, calls.get(node.id) ?? []])),
     tools: Object.fromEntries(tools),
+    authority: Object.fromEntries(
+      nodes.map((node) => [
+        node.path,
+        { grant: node.payload.caveats, limits: node.payload.limits, warm: node.payload.warm },
+      ]),
+    ),
   };
 }
 

@@ -71,6 +71,8 @@ export interface ModelResponse {
    * loop keeps it on the assistant message so the next call of the turn can send it back.
    */
   reasoning?: ReasoningTrace;
+  /** Served from a recorded run (`arbor replay`): no endpoint was called, nothing was spent. */
+  replayed?: boolean;
 }
 
 /**

@@ -19,7 +19,7 @@ import { finishStatus, reasonOf, refusedStatus, turnReport } from './stop-status
 import { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
 import { answeredBy, usageSplits } from './usage-splits.js';
 import { EstimateCorrection } from './estimate-correction.js';
-import { askedFields, recordOffer } from './offered-tools.js';
+import { askedFields, recordOffer, recordSystem } from './offered-tools.js';
 import type { SessionOptions, TurnReport } from './session-types.js';
 
 /**
@@ -293,6 +293,7 @@ class TurnRun {
     this.#steps += 1;
     hooks?.onEvent?.({ type: 'loop.step', step: this.#steps });
     const digest = recordOffer(this.#options, toolDefs);
+    const systemDigest = recordSystem(this.#options, system);
     let response: ModelResponse;
     try {
       // Streamed, so every node's answer can be watched as it is written (`text.delta`).
@@ -349,7 +350,7 @@ class TurnRun {
       ...(logContent === true ? { text: response.text } : { textChars: response.text.length }),
       ...(model === undefined ? {} : { requestModel: model }),
       ...usageSplits(response.usage),
-      ...askedFields(response, digest),
+      ...askedFields(response, digest, systemDigest),
     });
     return response;
   }

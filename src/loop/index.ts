@@ -8,3 +8,4 @@ export { stableKey } from './stable-key.js';
 export { StallDetector } from './stall-detector.js';
 export { agentSystemPrompt } from './system-prompt.js';
 export { addUsage, estimateTokens, ZERO_USAGE } from './usage.js';
+export { textDigest, toolsDigest } from './offered-tools.js';

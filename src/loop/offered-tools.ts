@@ -44,6 +44,32 @@ export function recordOffer(options: SessionOptions, tools: readonly ToolDef[]):
   return digest;
 }
 
+/** The system prompts each session has reported, by digest (a session's prompt rarely changes). */
+const SYSTEMS = new WeakMap<SessionOptions, { text: string; digest: string; reported: Set<string> }>();
+
+/**
+ * Records that the session's next call sends `system`: reports it (`model.system`) when the session
+ * has not reported that prompt yet, and returns its digest for the call's `model.call` event.
+ */
+export function recordSystem(options: SessionOptions, system: string): string {
+  let seen = SYSTEMS.get(options);
+  if (seen?.text !== system) {
+    const reported = seen?.reported ?? new Set<string>();
+    seen = { text: system, digest: textDigest(system), reported };
+    SYSTEMS.set(options, seen);
+  }
+  if (!seen.reported.has(seen.digest)) {
+    seen.reported.add(seen.digest);
+    options.hooks?.onEvent?.({ type: 'model.system', digest: seen.digest, text: system });
+  }
+  return seen.digest;
+}
+
+/** The digest of a system prompt, as `model.system` and `model.call` name it. */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, DIGEST_CHARS);
+}
+
 /**
  * The fields of a `model.call` event that say what was asked: the tools offered (by digest), the
  * sampling sent (when any was set) and the model named (when the answer reported another).
@@ -51,10 +77,16 @@ export function recordOffer(options: SessionOptions, tools: readonly ToolDef[]):
 export function askedFields(
   response: ModelResponse,
   digest: string,
-): Pick<RunEventFields<'model.call'>, 'toolsDigest' | 'sampling' | 'modelAsked'> {
+  systemDigest: string,
+): Pick<
+  RunEventFields<'model.call'>,
+  'toolsDigest' | 'sampling' | 'modelAsked' | 'systemDigest' | 'replayed'
+> {
   const { sampling, modelAsked } = response;
   return {
     toolsDigest: digest,
+    systemDigest,
+    ...(response.replayed === true ? { replayed: true } : {}),
     ...(sampling === undefined || Object.keys(sampling).length === 0 ? {} : { sampling }),
     ...(modelAsked === undefined || modelAsked === response.model ? {} : { modelAsked }),
   };

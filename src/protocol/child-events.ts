@@ -12,6 +12,8 @@ export const CHILD_EVENT_TYPES = [
   'loop.resumed_step',
   'model.call',
   'model.tools',
+  'model.system',
+  'replay.divergence',
   'model.error',
   'text.delta',
   'text.reset',

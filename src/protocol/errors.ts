@@ -19,6 +19,11 @@ export const ERROR_CODES = {
    * format than this arbor reads, or fields that do not hold what they should.
    */
   run_file_invalid: 'user',
+  /**
+   * A replayed node's request differed from the recorded one (`arbor replay` without
+   * `--continue-live`): the replay stops there, and says where and what.
+   */
+  replay_diverged: 'user',
   /** A frame that broke protocol v1. */
   protocol_violation: 'system',
   /** A frame larger than the 16 MiB cap. */

@@ -292,3 +292,16 @@ export {
   type ProtocolViolation,
   type ViolationCode,
 } from './violation.js';
+export {
+  cut as cutLines,
+  diffMessages,
+  type MessageDivergence,
+  type MessageDivergenceKind,
+} from './message-diff.js';
+export {
+  REQUEST_DIVERGENCES,
+  ReplayCallSchema,
+  ReplayPayloadSchema,
+  type ReplayCall,
+  type ReplayPayload,
+} from './replay-payload.js';

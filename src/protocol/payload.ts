@@ -27,6 +27,7 @@ import {
   SandboxSettingsSchema,
   TaintSchema,
 } from './safety.js';
+import { ReplayPayloadSchema } from './replay-payload.js';
 import { RoleSchema, TurnSpecSchema } from './turn.js';
 
 /** Who spawned this child, named in the identity header of its system prompt. */
@@ -88,6 +89,8 @@ export const SpawnPayloadSchema = z
         answered: OutcomeSchema.optional(),
       })
       .optional(),
+    /** Set only on a node of a replay: its records, its answers are served from (`replay-payload.ts`). */
+    replay: ReplayPayloadSchema.optional(),
     /** The MCP servers this child may reach: always a subset of its parent's. */
     mcp_servers: z.array(McpServerSpecSchema).default([]),
     /** Remote A2A agents this child may delegate to, inherited like MCP servers. */

@@ -36,6 +36,10 @@ export const MODEL_EVENT_MAKERS = {
       toolsDigest: z.string().optional(),
       sampling: SamplingSchema.optional(),
       modelAsked: z.string().optional(),
+      /** The digest of the system prompt the call sent (the node's `model.system` event holds it). */
+      systemDigest: z.string().optional(),
+      /** The answer was served from a recorded run (`arbor replay`): no endpoint was called. */
+      replayed: z.boolean().optional(),
     }),
   /**
    * The tools a node's model calls offer (names, descriptions, JSON schemas, `finish` included),
@@ -44,6 +48,26 @@ export const MODEL_EVENT_MAKERS = {
    */
   'model.tools': () =>
     z.object({ digest: z.string(), tools: z.union([z.array(ToolDefSchema), z.string()]) }),
+  /**
+   * The system prompt a node's model calls send, reported once per node and again when it
+   * changes; its `model.call` events name it by `digest`. A replay compares a node's prompt with it.
+   */
+  'model.system': () => z.object({ digest: z.string(), text: z.string() }),
+  /**
+   * A replayed node's request differs from the recorded one before its model call `call` (from 1;
+   * `step` is that call's step in its turn): what differed (`system`, `tools`, `model`, or a
+   * transcript difference as `arbor runs diff` names them), the recorded side and the replay's
+   * (a few lines each), and whether the node goes on live from there (`--continue-live`, a fork).
+   */
+  'replay.divergence': () =>
+    z.object({
+      call: z.number(),
+      step: z.number(),
+      what: z.string(),
+      recorded: z.string().nullable(),
+      replayed: z.string().nullable(),
+      live: z.boolean(),
+    }),
   /**
    * An attempt at a model endpoint failed (it may be retried, or failed over), after `ms`
    * milliseconds (absent from an older child).

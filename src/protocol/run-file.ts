@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { CaveatsSchema } from './caveats.js';
 import { SamplingSchema } from './intelligence.js';
+import { LimitsSchema } from './limits.js';
 import { ReasoningTraceSchema, ToolDefSchema, TranscriptMessageSchema } from './messages.js';
 import { EventLineSchema, NodeViewSchema, RunSummarySchema } from './run-views.js';
 
@@ -36,6 +38,8 @@ const ModelCallRecordSchema = z.object({
   sampling: SamplingSchema.optional(),
   /** The tools offered, by digest: the set is `tools[digest]` of the file. Absent: not recorded. */
   tools_digest: z.string().optional(),
+  /** The system prompt sent, by digest (its `model.system` event holds it). Absent: not recorded. */
+  system_digest: z.string().optional(),
 });
 export type ModelCallRecord = z.infer<typeof ModelCallRecordSchema>;
 
@@ -92,5 +96,12 @@ export const RunFileSchema = z
     model_calls: z.record(z.string(), z.array(ModelCallRecordSchema)),
     /** The tools sets the calls offered, by digest (each set once per file). */
     tools: z.record(z.string(), z.array(ToolDefSchema)),
+    /**
+     * What each node held, by path: its grant, limits and whether it was a warm session — what a
+     * replay on another machine starts the root from. Absent from files written before replay.
+     */
+    authority: z
+      .record(z.string(), z.object({ grant: CaveatsSchema, limits: LimitsSchema, warm: z.boolean() }))
+      .optional(),
   });
 export type RunFile = z.infer<typeof RunFileSchema>;

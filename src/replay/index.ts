@@ -1,2 +1,12 @@
 export { RunDiffSchema, type NodeSide, type RunDiff } from './run-diff-schema.js';
 export { diffRuns, readRecordedRun } from './run-diff.js';
+export {
+  parseForkPoint,
+  replayDivergences,
+  replaySource,
+  startReplay,
+  type ReplayDivergence,
+  type ReplayRequest,
+} from './replay-run.js';
+export { StoreReplaySource, type ReplayMode } from './store-replay-source.js';
+export { importRun, importRunFile, readRunFile } from './import-run.js';

@@ -1,7 +1,6 @@
 import { addUsage, ZERO_USAGE } from '../loop/index.js';
-import { shownTranscript, type TranscriptMessage } from '../protocol/index.js';
+import { diffMessages, shownTranscript, type TranscriptMessage } from '../protocol/index.js';
 import type { NodeRecord, RunRecord, RunStore } from '../supervisor/index.js';
-import { diffMessages } from './message-diff.js';
 import type { Divergence, NodePair, NodeSide, RunDiff, RunSide } from './run-diff-schema.js';
 
 /** Characters of a run's result `diffRuns` keeps. */

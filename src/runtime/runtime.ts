@@ -19,6 +19,7 @@ import {
   type FleetPort,
   type HumanResponder,
   type NodeResult,
+  type ReplaySource,
   type ResumeState,
   type RootTemplate,
   type SupervisorEvent,
@@ -84,6 +85,8 @@ export interface RunStart {
   runId?: string;
   /** A caller's W3C `traceparent` (an A2A request's): the run's trace continues it. */
   traceparent?: string;
+  /** A replay: the recorded run its nodes' answers come from (see `startReplay`). */
+  replay?: ReplaySource;
 }
 
 /** A run under way: its supervisor, and its end. */
@@ -195,6 +198,7 @@ export class Runtime {
         ? {}
         : { childCommand: this.#options.childCommand }),
       ...(resume === undefined ? {} : { resume }),
+      ...(start.replay === undefined ? {} : { replay: start.replay }),
       ...(this.#options.fleet === undefined
         ? {}
         : { fleet: this.#options.fleet, processOnFleet: config.processOnFleet === true }),
@@ -220,6 +224,34 @@ export class Runtime {
       meta: start.meta,
     });
     return this.#runRoot(start, runId, rootTemplate(start));
+  }
+
+  /**
+   * Replays a recorded run as a new run (`arbor replay`): the root's instruction, limits and warmth
+   * are the recorded ones, and its grant is `caveats` (the recorded grant, narrowed, or one given
+   * explicitly); every node's answers come from `start.replay`. The run's meta says what it
+   * replays (`replay_of`), as `start.meta` gives it.
+   */
+  startReplay(
+    start: RunStart & { replay: ReplaySource },
+    recorded: { instruction: string; caveats: Caveats; limits: RootTemplate['limits']; warm: boolean },
+  ): StartedRun {
+    const runId = start.runId ?? mintRunId();
+    this.store.createRun({
+      id: runId,
+      instruction: recorded.instruction,
+      status: 'running',
+      createdAt: Date.now(),
+      meta: start.meta,
+    });
+    const template: RootTemplate = {
+      ...rootTemplate(start),
+      instruction: recorded.instruction,
+      caveats: recorded.caveats,
+      ...(recorded.limits === undefined ? {} : { limits: recorded.limits }),
+      warm: recorded.warm,
+    };
+    return this.#runRoot(start, runId, template);
   }
 
   /**

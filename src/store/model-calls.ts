@@ -69,6 +69,7 @@ export function modelCallsOf(records: readonly EventRecord[]): RunModelCalls {
         ...(fields.requestModel === undefined ? {} : { request_model: fields.requestModel }),
         ...(fields.sampling === undefined ? {} : { sampling: fields.sampling }),
         ...(fields.toolsDigest === undefined ? {} : { tools_digest: fields.toolsDigest }),
+        ...(fields.systemDigest === undefined ? {} : { system_digest: fields.systemDigest }),
       });
     }
   }

@@ -61,5 +61,6 @@ export { Tree, type TreeNode } from './tree.js';
 export { subtreeUsage } from './usage-rollup.js';
 export { describePriceTable, hasDefaultPrice, loadPriceTable } from './pricing/index.js';
 export { type ResumeState } from './resume/resume-state.js';
+export type { ReplaySource, ReplayedNode } from './replay-source.js';
 export { KILL_POINTS, killAtOf } from './launch/kill-points.js';
 export { DEFAULT_EGRESS_LIMITS, EgressHost, type EgressHostLimits } from './launch/egress-host.js';

@@ -65,13 +65,13 @@ export class NodeStarter implements ResumeHost {
     reattach?: Respawn,
   ): LiveNode {
     const { tree, scrub, budget, resumed, options } = this.#parts;
+    const instruction = scrub.text(decision.payload.instruction);
+    // In a replay, the recorded child this spawn stands for lends it its id, path and records.
+    const replayed =
+      reattach === undefined ? options.replay?.claim(caller.node.id, instruction) : undefined;
     const node =
       reattach === undefined
-        ? tree.mintChild(
-            caller.node.id,
-            scrub.text(decision.payload.instruction),
-            this.#parts.now(),
-          )
+        ? tree.mintChild(caller.node.id, instruction, this.#parts.now(), replayed)
         : tree.require(reattach.record.id);
     const template = childTemplate(
       decision,
@@ -85,9 +85,10 @@ export class NodeStarter implements ResumeHost {
       budget.ledger.record(node.id, reattach.record.usage);
       resumed?.recordGrant(reattach.record, template.caveats);
     }
+    const payload = mintPayload(options.runId, node, template);
     return this.start(
       node,
-      mintPayload(options.runId, node, template),
+      replayed === undefined ? payload : { ...payload, replay: replayed.replay },
       placement.mode ?? decision.mode,
       decision.provider.name,
       placement.cwd,

@@ -1,3 +1,4 @@
+import type { ReplaySource } from './replay-source.js';
 import type { EgressHostLimits } from './launch/egress-host.js';
 import type {
   Outcome,
@@ -78,6 +79,8 @@ export interface SupervisorOptions {
   scrubber?: SecretScrubber;
   /** Continue an interrupted run from its records instead of starting a new tree. */
   resume?: ResumeState;
+  /** Replay a recorded run: its nodes' answers (and tool results) come from its records. */
+  replay?: ReplaySource;
   onEvent?(event: SupervisorEvent): void;
   now?: () => number;
 }

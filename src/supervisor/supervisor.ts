@@ -73,6 +73,7 @@ export class Supervisor {
       pathOf: (id) => this.tree.get(id)?.path,
     });
     this.#nodes = new LiveNodes(this.tree, this.#events.record);
+    if (options.replay !== undefined) this.tree.reserve(options.replay.recorded);
     const parts = supervisorParts(options, {
       tree: this.tree,
       now: this.#now,
@@ -292,8 +293,14 @@ export class Supervisor {
 
   /** The tree's root and its payload, its budget opened; a grant breaking the trifecta throws. */
   #mintRoot(template: RootTemplate): { node: TreeNode; payload: SpawnPayload } {
-    const node = this.tree.mintRoot(this.#scrub.text(template.instruction), this.#now());
-    const payload = mintPayload(this.#options.runId, node, template);
+    const replayed = this.#options.replay?.root();
+    const node = this.tree.mintRoot(
+      this.#scrub.text(template.instruction),
+      this.#now(),
+      replayed?.id,
+    );
+    const minted = mintPayload(this.#options.runId, node, template);
+    const payload = replayed === undefined ? minted : { ...minted, replay: replayed.replay };
     this.#openRoot(node, payload);
     return { node, payload };
   }

@@ -42,28 +42,60 @@ export interface TreeNode {
  */
 export class Tree {
   readonly #nodes = new Map<string, TreeNode>();
+  /** The highest child number each path's recorded children had (a replay: see `reserve`). */
+  readonly #reserved = new Map<string, number>();
   #next = 0;
 
   get size(): number {
     return this.#nodes.size;
   }
 
-  mintRoot(instruction: string, now: number): TreeNode {
+  /** Mints the root; a replay passes the recorded root's id (see `mintChild`). */
+  mintRoot(instruction: string, now: number, id?: string): TreeNode {
     if (this.#nodes.size > 0) throw new Error('the tree already has a root');
-    return this.#add(undefined, '0', 0, instruction, now);
+    return this.#add(undefined, '0', 0, instruction, now, id);
   }
 
-  mintChild(parentId: string, instruction: string, now: number): TreeNode {
+  /**
+   * Mints a child of `parentId`, numbered after its siblings. A replay passes the recorded node it
+   * stands for: the child takes that node's id and path (which no other node of the tree has, as
+   * `reserve` set the numbering past every recorded one), so handles and paths match the record.
+   */
+  mintChild(
+    parentId: string,
+    instruction: string,
+    now: number,
+    recorded?: { id: string; path: string },
+  ): TreeNode {
     const parent = this.require(parentId);
+    const taken = parent.children.map((id) => childIndex(this.require(id)));
+    const next = Math.max(parent.children.length, ...taken, this.#reserved.get(parent.path) ?? 0);
     const node = this.#add(
       parent.id,
-      `${parent.path}.${parent.children.length + 1}`,
+      recorded?.path ?? `${parent.path}.${next + 1}`,
       parent.depth + 1,
       instruction,
       now,
+      recorded?.id,
     );
     parent.children.push(node.id);
     return node;
+  }
+
+  /**
+   * Keeps the ids and paths of a recorded run free (a replay): new ids are minted after its
+   * highest, and each parent's new children are numbered after its recorded ones.
+   */
+  reserve(records: readonly { id: string; path: string }[]): void {
+    for (const record of records) {
+      const n = Number(record.id.slice(1));
+      if (Number.isInteger(n)) this.#next = Math.max(this.#next, n + 1);
+      const cut = record.path.lastIndexOf('.');
+      if (cut < 0) continue;
+      const parent = record.path.slice(0, cut);
+      const index = Number(record.path.slice(cut + 1));
+      this.#reserved.set(parent, Math.max(this.#reserved.get(parent) ?? 0, index));
+    }
   }
 
   /**
@@ -127,9 +159,10 @@ export class Tree {
     depth: number,
     instruction: string,
     now: number,
+    id?: string,
   ): TreeNode {
     const node: TreeNode = {
-      id: `n${this.#next++}`,
+      id: id ?? `n${this.#next++}`,
       parentId,
       path,
       depth,

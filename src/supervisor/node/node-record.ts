@@ -21,7 +21,8 @@ export function nodeRecord(
     provider,
     instruction: scrub.text(node.instruction),
     status,
-    payload: scrubbedPayload(redactPayload(payload), scrub),
+    // A replayed node's record (`payload.replay`) is the other run's, not this node's: left out.
+    payload: scrubbedPayload(redactPayload(withoutReplay(payload)), scrub),
     attempts: 1,
     createdAt: node.createdAt,
     usage: { input_tokens: 0, output_tokens: 0 },
@@ -54,4 +55,10 @@ function scrubbedPayload(payload: SpawnPayload, scrub: SecretScrubber): SpawnPay
         }),
     ...(payload.turn === undefined ? {} : { turn: scrubTurn(payload.turn, scrub) }),
   };
+}
+
+function withoutReplay(payload: SpawnPayload): SpawnPayload {
+  if (payload.replay === undefined) return payload;
+  const { replay: _replay, ...rest } = payload;
+  return rest;
 }

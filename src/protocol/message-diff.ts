@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { TranscriptMessage } from '../protocol/index.js';
-import type { DivergenceKind } from './run-diff-schema.js';
+import type { TranscriptMessage } from './messages.js';
+
+/** What differs between two transcripts at the first place they do (see `diffMessages`). */
+export type MessageDivergenceKind = 'role' | 'text' | 'tool_calls' | 'tool_result' | 'ended';
+type DivergenceKind = MessageDivergenceKind;
 
 /** Lines of one side of a divergence at most, and characters of each line. */
 const MAX_LINES = 4;
@@ -111,7 +114,7 @@ function linesOf(message: TranscriptMessage, what: DivergenceKind): string[] {
 }
 
 /** Lines split on newlines, each cut to `LINE_CHARS`, at most `MAX_LINES` of them. */
-function cut(lines: readonly string[]): string {
+export function cut(lines: readonly string[]): string {
   const all = lines.flatMap((line) => line.split('\n'));
   const shown = all
     .slice(0, MAX_LINES)

@@ -1,0 +1,124 @@
+import { completeRequest, meetGrant } from '../authority/index.js';
+import { ArborError, type Caveats } from '../protocol/index.js';
+import type { Runtime, RunStart, StartedRun } from '../runtime/index.js';
+import type { RunStore } from '../supervisor/index.js';
+import { StoreReplaySource, type ReplayMode } from './store-replay-source.js';
+
+/** What a replay of a recorded run asks for (see `arbor replay`). */
+export interface ReplayRequest extends ReplayMode {
+  /** The recorded run, in the runtime's store. */
+  runId: string;
+  /**
+   * Grant axes given now: they narrow the recorded grant (never widen it). A run recorded on
+   * another machine (imported from a run file) runs its tools live only under a grant given here.
+   */
+  grant?: Partial<Caveats>;
+}
+
+/** One divergence a replay found, where it was found. */
+export interface ReplayDivergence {
+  /** The node's path (the recorded node's, which the replay's took). */
+  path: string;
+  nodeId: string;
+  /** The node's model call before which it was found, from 1. */
+  call: number;
+  /** `system`, `tools`, `model`, `fork`, or a transcript difference (`text`, `tool_result`, …). */
+  what: string;
+  recorded: string | null;
+  replayed: string | null;
+  /** Whether the node went on live from there. */
+  live: boolean;
+}
+
+/**
+ * Starts a replay of a recorded run as a new run of the runtime's store: the recorded root's
+ * instruction, limits and grant (narrowed by `request.grant`), every node's answers served from
+ * its record. `start.meta` is kept, with `replay_of` (and `forked_from` for a fork) added.
+ */
+export function startReplay(
+  runtime: Runtime,
+  start: RunStart,
+  request: ReplayRequest,
+): StartedRun & { source: StoreReplaySource } {
+  const source = replaySource(runtime.store, request);
+  const root = source.rootRecord;
+  const run = runtime.store.getRun(request.runId);
+  const imported = typeof run?.meta.imported_from === 'string';
+  if (request.tools === 'live' && imported && request.grant === undefined)
+    throw new ArborError(
+      'usage',
+      `Run \`${request.runId}\` was recorded on another machine (${String(run?.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
+    );
+  const caveats =
+    request.grant === undefined
+      ? root.payload.caveats
+      : meetGrant(root.payload.caveats, completeRequest(request.grant), { cwd: runtime.cwd });
+  const started = runtime.startReplay(
+    {
+      ...start,
+      replay: source,
+      meta: {
+        ...start.meta,
+        replay_of: request.runId,
+        replay_tools: request.tools,
+        ...(request.from === undefined
+          ? {}
+          : { forked_from: { run: request.runId, path: request.from.path, step: request.from.step } }),
+      },
+    },
+    {
+      instruction: root.instruction,
+      caveats,
+      limits: root.payload.limits,
+      warm: root.payload.warm,
+    },
+  );
+  return { ...started, source };
+}
+
+/** The records of `request.runId` to replay from; a usage error when the store lacks the run. */
+export function replaySource(
+  store: Pick<RunStore, 'getRun' | 'listNodes' | 'listTranscript' | 'listEvents'>,
+  request: ReplayRequest,
+): StoreReplaySource {
+  const run = store.getRun(request.runId);
+  if (run === undefined)
+    throw new ArborError('usage', `There is no run \`${request.runId}\` in the store to replay.`);
+  if (run.status === 'running')
+    throw new ArborError('usage', `Run \`${request.runId}\` is still running: replay it once it ended.`);
+  return new StoreReplaySource(store, request.runId, request);
+}
+
+/** The divergences a replay found, in the order they were found. */
+export function replayDivergences(
+  store: Pick<RunStore, 'listEvents' | 'listNodes'>,
+  runId: string,
+): ReplayDivergence[] {
+  const paths = new Map(store.listNodes(runId).map((n) => [n.id, n.path]));
+  return store.listEvents(runId).flatMap((event) => {
+    if (event.kind !== 'replay.divergence' || event.nodeId === undefined) return [];
+    const data = event.data;
+    return [
+      {
+        path: paths.get(event.nodeId) ?? '?',
+        nodeId: event.nodeId,
+        call: Number(data.call),
+        what: String(data.what),
+        recorded: typeof data.recorded === 'string' ? data.recorded : null,
+        replayed: typeof data.replayed === 'string' ? data.replayed : null,
+        live: data.live === true,
+      },
+    ];
+  });
+}
+
+/** Parses `PATH@STEP` (`0.2@3`): a node's path and one of its model calls, from 1. */
+export function parseForkPoint(text: string): { path: string; step: number } {
+  const match = /^(0(?:\.[1-9]\d*)*)@([1-9]\d*)$/.exec(text);
+  if (match?.[1] === undefined || match[2] === undefined)
+    throw new ArborError(
+      'usage',
+      `--from expects PATH@STEP, a node's path and one of its model calls from 1 (such as \`0.2@3\`); got \`${text}\`.`,
+    );
+  return { path: match[1], step: Number(match[2]) };
+}
