@@ -57,6 +57,7 @@ export function importRun(store: RunStore, file: RunFile, path: string): string 
         instruction: node.instruction,
         intelligence: NOT_RECORDED,
         depth: node.depth,
+        telemetry: { run_id: runId, node_id: node.node_id, node_path: node.path },
         caveats: held?.grant ?? NARROWEST,
         ...(held === undefined ? {} : { limits: held.limits, warm: held.warm }),
       }),
