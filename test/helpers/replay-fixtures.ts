@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -13,7 +13,7 @@ import { rounds } from './scripted-run.js';
 /**
  * A three-level tree with every kind of step a replay serves: the root runs two children at once
  * (`Mid:` and `Side:`), then asks a person, then answers; Mid reads a file and delegates to a
- * Leaf, which writes a file; Side lists the directory. `side` changes what Side answers.
+ * Leaf, which writes a file; Side lists `sub/`. `side` changes what Side answers.
  */
 export function treePlaybook(side = 'Side done: listed.'): PlaybookInput {
   return {
@@ -44,7 +44,7 @@ export function treePlaybook(side = 'Side done: listed.'): PlaybookInput {
       {
         match: { contains: 'Side:' },
         steps: rounds(
-          { text: 'Side looks.', tool_calls: [{ name: 'fs.list', args: { path: '.' } }] },
+          { text: 'Side looks.', tool_calls: [{ name: 'fs.list', args: { path: 'sub' } }] },
           { text: side },
         ),
       },
@@ -74,7 +74,10 @@ const GRANT = ['--fs-read', '.', '--fs-write', '.'];
 export async function replayDir() {
   const dir = await mkdtemp(join(tmpdir(), 'arbor-replay-'));
   await writeFile(join(dir, 'in.txt'), 'input');
-  const db = join(dir, 'arbor.db');
+  // What Side lists does not change while the tree runs (the store lives elsewhere).
+  await mkdir(join(dir, 'sub'));
+  await writeFile(join(dir, 'sub', 'x.txt'), 'x');
+  const db = join(await mkdtemp(join(tmpdir(), 'arbor-replay-store-')), 'arbor.db');
   const env = { ...FAST_ENV, ARBOR_DB: db, OPENAI_API_KEY: '' };
   const arbor = (args: string[], cwd = dir, extra: NodeJS.ProcessEnv = {}): Promise<ArborRun> =>
     runArbor(args, { cwd, env: { ...env, ...extra } });

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textDigest } from '../../src/loop/index.js';
-import { replayDir } from '../helpers/replay-fixtures.js';
+import { ArborProcess, FAST_ENV } from '../helpers/arbor-process.js';
+import { fakeLlm } from '../helpers/fake-llm.js';
+import { replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
 import type { ArborRun } from '../helpers/run-arbor.js';
 
 /** The run a replay recorded, from the line `arbor: replaying run A as B`. */
@@ -110,5 +112,81 @@ describe('arbor replay', () => {
     expect(replay.stderr).toContain('no divergence');
     expect(llm.requests.length).toBe(calls);
     expect(existsSync(join(elsewhere, 'out.txt'))).toBe(false);
+  });
+});
+
+describe('arbor replay --from (fork) and arbor runs diff', () => {
+  it('forks from a middle step: replays everything before it, runs live from there and nowhere before', async () => {
+    const dir = await replayDir();
+    const { runId, llm } = await dir.record();
+    const recordedCalls = llm.requests.length;
+    await rm(join(dir.dir, 'out.txt'));
+    const other = await fakeLlm(treePlaybook('Side forked: another answer.'));
+
+    const fork = new ArborProcess(
+      ['replay', runId, '--from', '0.2@2', '--intel', other.url, '--model', 'm'].concat(
+        '--events',
+        'ndjson',
+        '--ask-fallback',
+        'wait',
+      ),
+      { cwd: dir.dir, env: { ...FAST_ENV, ARBOR_DB: dir.db } },
+    );
+    // After the fork point the root goes live too, and its gate is asked again: answered here.
+    const gate = await fork.waitForEvent('gate.open');
+    const answered = await dir.arbor([
+      'gate',
+      'answer',
+      String(gate.run_id),
+      String(gate.gate),
+      'no',
+    ]);
+    expect(answered.code, answered.stderr).toBe(0);
+    const ended = await fork.exited;
+    expect(ended.code, fork.stderr).toBe(0);
+    expect(fork.stdout).toContain('Root done');
+
+    expect(llm.requests.length).toBe(recordedCalls);
+    // Live: Side's second call, then the root's second and third; nothing of Mid or the Leaf.
+    const firstUser = (r: { body: unknown }) =>
+      (r.body as { messages: { role: string; content: string }[] }).messages.find(
+        (m) => m.role === 'user',
+      )?.content;
+    expect(other.requests.map(firstUser)).toEqual([
+      'Side: list the directory.',
+      'Run the tree.',
+      'Run the tree.',
+    ]);
+    expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
+    const forked = dir.read(String(gate.run_id));
+    expect(forked.run?.meta).toMatchObject({
+      replay_of: runId,
+      forked_from: { run: runId, path: '0.2', step: 2 },
+    });
+    const divergences = forked.events
+      .filter((e) => e.kind === 'replay.divergence')
+      .map((e) => [forked.nodes.find((n) => n.id === e.nodeId)?.path, e.data.call, e.data.what]);
+    expect(divergences).toEqual([
+      ['0.2', 2, 'fork'],
+      ['0', 2, 'tool_result'],
+    ]);
+  });
+
+  it('runs diff names the first divergence of two runs of one task under different playbooks', async () => {
+    const dir = await replayDir();
+    const a = await dir.record();
+    // The same world for both: the leaf creates out.txt afresh each time.
+    await rm(join(dir.dir, 'out.txt'));
+    const b = await dir.record(treePlaybook('Side done: another listing.'));
+    const diff = await dir.arbor(['runs', 'diff', a.runId, b.runId, '--json']);
+    expect(diff.code, diff.stderr).toBe(0);
+    const found = (JSON.parse(diff.stdout) as { first_divergence: unknown }).first_divergence;
+    expect(found).toMatchObject({
+      path: '0.2',
+      step: 2,
+      what: 'text',
+      a: '[assistant] Side done: listed.',
+      b: '[assistant] Side done: another listing.',
+    });
   });
 });
