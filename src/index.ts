@@ -16,6 +16,7 @@ export type {
   NetCredentialOption,
   PlanRunOptions,
   PolicyRuleInput,
+  ReplayOptions,
   ResumeOptions,
   RunOptions,
   SecurityOption,

@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_DURATION_MS, openRuntime, parseDuration, resolveGrant } from '../config/index.js';
+import { openRuntime, resolveGrant } from '../config/index.js';
+import { parseForkPoint, startReplay } from '../replay/index.js';
+import { checkTools, commandOf, msOf } from './open-helpers.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
 import {
@@ -31,7 +33,14 @@ import type { SqliteStore } from '../store/index.js';
 import { EventStream } from './event-stream.js';
 import { GateAnswers } from './gate-answers.js';
 import { openSettings, type OpenSettings } from './open-settings.js';
-import type { ArborOptions, PlanRunOptions, ResumeOptions, RunOptions } from './options.js';
+import type {
+  ArborOptions,
+  PlanRunOptions,
+  ReplayOptions,
+  ResumeOptions,
+  RunOptions,
+} from './options.js';
+import { recordedRunOf } from './replay-source.js';
 import { planResult } from './plan-result.js';
 import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
 import { RunHistory } from './run-history.js';
@@ -114,6 +123,40 @@ export class Arbor {
         safety: await this.#safety(runId, events, config),
         meta: { command: 'api', model: this.#settings.intelligence.model, warm: config.warm },
       });
+      return rootRun(runId, started);
+    });
+  }
+
+  /**
+   * Replays a recorded run (a run id of this store, or the path of a run file `arbor runs export`
+   * wrote, imported into the store first) as a new run: every model answer comes from the record,
+   * and tool results too unless `tools` is `live`. The same handle as `run`; the replay's
+   * divergences are its `replay.divergence` events (and `arbor runs show`). See docs/replay.md.
+   */
+  replay(recorded: string, options: ReplayOptions = {}): RunHandle {
+    const runId = mintRunId();
+    return this.#start(runId, options.signal, async (start, events) => {
+      const source = recordedRunOf(this.#runtime.store, recorded);
+      const config = this.#configFor(`replay ${source}`, options);
+      const narrow = this.#narrowing(options.grant);
+      const from = options.from === undefined ? undefined : parseForkPoint(options.from);
+      const started = startReplay(
+        this.#runtime,
+        {
+          ...start,
+          runId,
+          config,
+          safety: await this.#safety(runId, events, config),
+          meta: { command: 'api replay', model: this.#settings.intelligence.model, warm: false },
+        },
+        {
+          runId: source,
+          tools: options.tools ?? 'recorded',
+          continueLive: options.continueLive === true,
+          ...(from === undefined ? {} : { from }),
+          ...(narrow === undefined ? {} : { grant: narrow }),
+        },
+      );
       return rootRun(runId, started);
     });
   }
@@ -280,7 +323,7 @@ export class Arbor {
   }
 
   /** The axes a resume narrows the recorded grant with, resolved as the config's `[grant]` is. */
-  #narrowing(grant: ResumeOptions['grant']): Partial<Caveats> | undefined {
+  #narrowing(grant: ResumeOptions['grant'] | ReplayOptions['grant']): Partial<Caveats> | undefined {
     if (grant === undefined) return undefined;
     const given = {
       fs_read: grant.fsRead,
@@ -300,13 +343,16 @@ export class Arbor {
     return Object.fromEntries(axes.map((axis) => [axis, resolved[axis]]));
   }
 
-  #configFor(instruction: string, options: RunOptions | PlanRunOptions | ResumeOptions): RunConfig {
+  #configFor(
+    instruction: string,
+    options: RunOptions | PlanRunOptions | ResumeOptions | ReplayOptions,
+  ): RunConfig {
     const { base } = this.#settings;
     return {
       ...base,
       instruction,
       maxSteps: ('maxSteps' in options ? options.maxSteps : undefined) ?? base.maxSteps,
-      deadlineMs: msOf(options.deadline, 'deadline') ?? base.deadlineMs,
+      deadlineMs: msOf('deadline' in options ? options.deadline : undefined, 'deadline') ?? base.deadlineMs,
       warm: 'warm' in options && options.warm,
     };
   }
@@ -317,37 +363,6 @@ export class Arbor {
     const file = path.join(dir, `${runId}.toml`);
     writeFileSync(file, stringifyPlan(plan));
     return file;
-  }
-}
-
-/** A duration option: milliseconds, or text such as `2m`. */
-function msOf(value: string | number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) || value <= 0 || value > MAX_DURATION_MS)
-      throw new ArborError(
-        'usage',
-        `\`${name}\` must be a positive number of milliseconds up to ${MAX_DURATION_MS} (24 days), got ${value}.`,
-      );
-    return value;
-  }
-  return parseDuration(value, name);
-}
-
-function commandOf(option: ArborOptions['childCommand']): ChildCommand | undefined {
-  if (option === undefined) return undefined;
-  if (typeof option !== 'string') return { command: option.command, args: option.args ?? [] };
-  const [command = '', ...args] = option.trim().split(/\s+/);
-  if (command === '') throw new ArborError('config', 'Arbor.open: `childCommand` is empty.');
-  return { command, args };
-}
-
-function checkTools(tools: readonly HostTool[]): void {
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    if (seen.has(tool.name))
-      throw new ArborError('config', `Arbor.open: two host tools are named \`${tool.name}\`.`);
-    seen.add(tool.name);
   }
 }
 

@@ -164,6 +164,23 @@ export interface ResumeOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a replay (`Arbor.replay`): see docs/replay.md. */
+export interface ReplayOptions {
+  /** `recorded` (default): tool results from the record, nothing runs; `live`: tools run again. */
+  tools?: 'recorded' | 'live';
+  /** After a divergence a node goes on live, with this instance's intelligence, instead of failing. */
+  continueLive?: boolean;
+  /** A fork: `PATH@STEP` (`0.2@3`): that node's model call STEP and every later one run live. */
+  from?: string;
+  /**
+   * Narrows the recorded grant, axis by axis. A run imported from a file runs its tools live only
+   * under a grant given here.
+   */
+  grant?: Pick<GrantOption, 'fsRead' | 'fsWrite' | 'exec' | 'net'>;
+  /** Aborting it cancels the replay. */
+  signal?: AbortSignal;
+}
+
 /** Options of one plan run. */
 export interface PlanRunOptions {
   /** Leaves at once (default 4). */

@@ -21,3 +21,10 @@ export {
   type Step,
   type StepInput,
 } from './fake-llm/index.js';
+export {
+  replayGolden,
+  type GoldenNode,
+  type GoldenRun,
+  type GoldenRunOptions,
+  type RefusedCall,
+} from './golden-run.js';

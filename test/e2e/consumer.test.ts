@@ -157,4 +157,12 @@ describe('arbor as an installed package', () => {
     expect(stderr).toContain('completed; run-log ');
     expect(stdout.trim().length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('runs the golden-run example: a recorded run replayed with arbor/testing, its asserts holding', async () => {
+    const { stdout } = await exec(process.execPath, [path.join(project, 'out/golden.js')], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    });
+    expect(stdout).toMatch(/^golden run run_\w+ replays run_\w+: We have 12 units of A1\.$/m);
+  }, 60_000);
 });
