@@ -59,7 +59,7 @@ export async function buildChildTools(
   let servers: McpServerSet | undefined;
   const { recorded } = options;
   const replayed =
-    recorded === undefined || payload.replay === undefined
+    recorded === undefined || payload.replay === undefined || recorded.only !== undefined
       ? undefined
       : recordedMcpSources(payload, payload.replay);
   if (payload.mcp_servers.length > 0 && replayed === undefined) {

@@ -7,6 +7,8 @@ export interface RecordedTools {
   results: RecordedResults;
   /** Whether the node has left its record (a divergence under `--continue-live`, a fork). */
   isLive(): boolean;
+  /** Only these tools answer from the record (tools run live); absent: every tool does. */
+  only?: ReadonlySet<string>;
 }
 
 /**
@@ -17,11 +19,24 @@ function runsInReplay(name: string, capture: string | undefined): boolean {
   return name.startsWith('subagent.') || name === capture;
 }
 
-/** Whether a node's tool results come from its record (`--tools recorded`, the default). */
+/**
+ * The tools whose results still come from the record when tools run live (`--tools live`): a
+ * person's recorded answer is replayed, and a gate is asked again only once the node went live.
+ */
+const RECORDED_EVEN_LIVE: ReadonlySet<string> = new Set(['ask_human']);
+
+/**
+ * Which of a replayed node's tool calls are answered from its record: all of them under
+ * `--tools recorded` (the default), only a person's answers under `--tools live`.
+ */
 export function recordedTools(payload: SpawnPayload): RecordedTools | undefined {
   const replay = payload.replay;
-  if (replay?.tool_results !== 'recorded') return undefined;
-  return { results: new RecordedResults(replay.transcript), isLive: () => false };
+  if (replay === undefined) return undefined;
+  return {
+    results: new RecordedResults(replay.transcript),
+    isLive: () => false,
+    ...(replay.tool_results === 'live' ? { only: RECORDED_EVEN_LIVE } : {}),
+  };
 }
 
 /**
@@ -35,7 +50,7 @@ export function servedFromRecord(
   capture: string | undefined,
 ): ToolSource {
   const wrap = (tool: Tool): Tool =>
-    runsInReplay(tool.def.name, capture)
+    runsInReplay(tool.def.name, capture) || recorded.only?.has(tool.def.name) === false
       ? tool
       : {
           ...tool,

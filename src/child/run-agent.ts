@@ -4,7 +4,7 @@ import {
   type AgentSession,
   type TurnReport,
 } from '../loop/index.js';
-import type { Outcome } from '../protocol/index.js';
+import type { Outcome, TranscriptMessage } from '../protocol/index.js';
 import { applyParkedSwap, type ChildContext } from './child-context.js';
 import { childSession } from './child-session.js';
 import { isolationMarker } from './child-guard.js';
@@ -50,8 +50,11 @@ export async function runAgent(context: ChildContext): Promise<void> {
   } else {
     last = answered;
   }
+  // A replayed warm session takes the messages it was sent from its record, then closes.
+  const recorded = payload.replay === undefined ? undefined : turnInputs(payload.replay.transcript);
   while (!endsSession(last)) {
-    const message = await channel.injects.next(channel.signal);
+    const message =
+      recorded === undefined ? await channel.injects.next(channel.signal) : recorded.shift();
     if (message === undefined) break;
     const report = await runTurnWithSwaps(context, session, {
       role: 'user',
@@ -94,6 +97,21 @@ async function runTurnWithSwaps(
 export function isolationNote(payload: ChildContext['payload']): string | undefined {
   const { enabled, spotlight } = payload.content_isolation;
   return enabled && spotlight ? isolationMarker(payload) : undefined;
+}
+
+/**
+ * The messages a warm session was sent after its first turn, in order, from its transcript: each
+ * user message that follows an answer with no tool calls (the end of a turn).
+ */
+function turnInputs(transcript: readonly TranscriptMessage[]): string[] {
+  return transcript.flatMap((message, index) => {
+    const before = transcript[index - 1];
+    return message.role === 'user' &&
+      before?.role === 'assistant' &&
+      before.tool_calls.length === 0
+      ? [message.text]
+      : [];
+  });
 }
 
 /** Turn outcomes after which a warm session does not take another message. */

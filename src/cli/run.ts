@@ -238,7 +238,8 @@ async function runRoot(
       );
     },
   });
-  if (warm) session.input = new WarmInput(io, supervisor, turnOpen);
+  // A replayed warm session takes its messages from its record, not from stdin.
+  if (warm && custom === undefined) session.input = new WarmInput(io, supervisor, turnOpen);
   const feeder = session.input;
   let result: NodeResult;
   try {
