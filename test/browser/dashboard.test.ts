@@ -1,14 +1,18 @@
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { TranscriptMessage } from '../../src/protocol/index.js';
 import { startUi } from '../../src/serve/ui-server.js';
+import { SqliteStore } from '../../src/store/index.js';
 import { describeWithBrowser, newPage, screenshot } from '../helpers/browser.js';
+import { steps } from '../helpers/fake-llm.js';
 import { seedBigRun } from '../helpers/seed-store.js';
 import { callRpc, serveInProcess, userMessage } from '../helpers/serve.js';
 
 /**
  * The dashboard in a real browser (Debian's Chromium, driven by playwright-core): signed in as a
  * principal of `arbor serve` or with `arbor ui`'s one-time token, it lists runs, follows a live
- * run's tree and timeline, opens a node's transcript, answers a gate, and draws a 500-node run.
+ * run's tree and timeline, opens a node's transcript, answers a gate, draws a 500-node run, and
+ * offers an operator (only) the command that forks a run from a node's step.
  */
 
 /** Root: spawn one child, ask a person, spawn a second (slower) child, answer. */
@@ -41,6 +45,39 @@ const GATED = {
     },
   ],
 };
+
+const OPS = 'ops-token-0123456789ab';
+const ALICE = 'alice-token-0123456789';
+const PRINCIPALS = {
+  serve: {
+    principal: [
+      { name: 'ops', role: 'operator' as const, token: 'env:OPS_TOKEN' },
+      { name: 'alice', role: 'user' as const, token: 'env:ALICE_TOKEN' },
+    ],
+  },
+  env: { OPS_TOKEN: OPS, ALICE_TOKEN: ALICE },
+};
+
+/** A seeded run whose node 0.2 made four model calls (a tool round between the first two). */
+function seedForkableRun(): { db: string; runId: string } {
+  const seeded = seedBigRun(8, 3);
+  const store = new SqliteStore(seeded.db);
+  const later = Date.now();
+  const append = (message: TranscriptMessage): void => {
+    store.appendTranscript(seeded.runId, 'n2', later, { op: 'append', message });
+  };
+  append({ role: 'user', text: 'Go on.' });
+  append({
+    role: 'assistant',
+    text: 'second call',
+    tool_calls: [{ id: 'c2', name: 'fs.read', args: { path: 'a.txt' } }],
+  });
+  append({ role: 'tool', id: 'c2', name: 'fs.read', content: 'a', is_error: false });
+  append({ role: 'assistant', text: 'third call', tool_calls: [] });
+  append({ role: 'assistant', text: 'fourth call', tool_calls: [] });
+  store.close();
+  return seeded;
+}
 
 async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(`${url}/`);
@@ -128,5 +165,59 @@ describeWithBrowser('the web dashboard in Chromium', () => {
     } finally {
       await ui.close();
     }
+  });
+
+  it('offers an operator "fork from here" on each step of a node, with the arbor replay command; a user sees none', async () => {
+    const { db, runId } = seedForkableRun();
+    const { server } = await serveInProcess(steps({ text: 'hi alice' }), {
+      ...PRINCIPALS,
+      flags: { db },
+    });
+
+    const ops = await newPage();
+    await signIn(ops, server.url, OPS);
+    await ops.goto(`${server.url}/#/runs/${runId}/n2`);
+    await ops.waitForSelector('.node-panel[data-node="n2"] .transcript .msg.assistant');
+    expect(await ops.locator('.node-panel h2').textContent()).toContain('0.2');
+    // One button per model answer (step), none on the other messages.
+    const forks = ops.locator('.node-panel .transcript .fork');
+    expect(await forks.count()).toBe(4);
+    expect(await ops.locator('.transcript .msg:not(.assistant) .fork-button').count()).toBe(0);
+    // Nothing is shown until asked.
+    expect(await ops.locator('.fork-command').count()).toBe(0);
+    const third = ops.locator('.transcript .msg.assistant').nth(2);
+    expect(await third.textContent()).toContain('third call');
+    await third.getByRole('button', { name: 'fork from here' }).click();
+    const command = third.locator('code.fork-command');
+    await command.waitFor();
+    expect(await command.textContent()).toBe(`arbor replay ${runId} --from 0.2@3`);
+    expect(await ops.locator('.fork-command').count()).toBe(1);
+    await screenshot(ops, 'dashboard-fork');
+
+    // Another node: the path follows the node, the step counts from 1 again.
+    await ops.goto(`${server.url}/#/runs/${runId}/n5`);
+    await ops.waitForSelector('.node-panel[data-node="n5"] .transcript .msg.assistant');
+    expect(await ops.locator('.node-panel h2').textContent()).toContain('0.2.1');
+    await ops.getByRole('button', { name: 'fork from here' }).click();
+    expect(await ops.locator('code.fork-command').textContent()).toBe(
+      `arbor replay ${runId} --from 0.2.1@1`,
+    );
+    await ops.context().close();
+
+    // A user (here, on a run of her own) reads the transcript but is offered no fork.
+    const asked = await callRpc(server.url, ALICE, 'SendMessage', {
+      message: userMessage('Say hi.'),
+    });
+    const own = String(asked.result?.task?.metadata?.['arbor/runId']);
+    const alice = await newPage();
+    await signIn(alice, server.url, ALICE);
+    expect(await alice.locator('header.top .who').textContent()).toContain('(user)');
+    await alice.goto(`${server.url}/#/runs/${own}`);
+    await alice.click('.tree-node[data-path="0"]');
+    await alice.waitForSelector('.node-panel .transcript .msg.assistant');
+    expect(await alice.locator('.node-panel .transcript').textContent()).toContain('hi alice');
+    expect(await alice.getByRole('button', { name: 'fork from here' }).count()).toBe(0);
+    expect(await alice.locator('.fork, .fork-command').count()).toBe(0);
+    await alice.context().close();
   });
 });

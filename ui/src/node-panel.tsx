@@ -1,10 +1,20 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, runPath } from './api.js';
+import { ForkFromHere } from './fork-command.js';
 import { cost, duration, splits, tokens } from './format.js';
 import type { NodeDetail, TranscriptMessage } from './types.js';
 
-/** A node: its instruction, grant, usage, transcript (tool calls and results) and events. */
-export function NodePanel(props: { runId: string; nodeId: string; version: string }) {
+/**
+ * A node: its instruction, grant, usage, transcript (tool calls and results) and events. An
+ * operator (`canFork`) is offered, on each model answer, the command that forks the run from it.
+ */
+export function NodePanel(props: {
+  runId: string;
+  nodeId: string;
+  version: string;
+  canFork: boolean;
+}) {
   const [loaded, setNode] = useState<NodeDetail>();
   // What was loaded for another node is not shown for this one.
   const node = loaded?.node_id === props.nodeId ? loaded : undefined;
@@ -38,6 +48,7 @@ export function NodePanel(props: { runId: string; nodeId: string; version: strin
         {problem ?? 'Loading the node…'}
       </section>
     );
+  let step = 0;
   return (
     <section class="node-panel" aria-label="node" data-node={node.node_id} ref={panel}>
       <h2>
@@ -74,9 +85,25 @@ export function NodePanel(props: { runId: string; nodeId: string; version: strin
       <h3>Transcript</h3>
       <ol class="transcript">
         {node.messages.length === 0 ? <li class="msg empty">(no messages yet)</li> : null}
-        {node.messages.map((message) => (
-          <Message message={message} />
-        ))}
+        {node.messages.map((message) => {
+          // Each assistant message is one model call: the Nth is step N of `arbor replay --from`.
+          if (message.role === 'assistant') step += 1;
+          return (
+            <Message
+              message={message}
+              fork={
+                props.canFork && message.role === 'assistant' ? (
+                  <ForkFromHere
+                    key={`${node.node_id}@${String(step)}`}
+                    runId={props.runId}
+                    path={node.path}
+                    step={step}
+                  />
+                ) : null
+              }
+            />
+          );
+        })}
       </ol>
       <details>
         <summary>events ({node.events.length})</summary>
@@ -104,7 +131,7 @@ export function NodePanel(props: { runId: string; nodeId: string; version: strin
   );
 }
 
-function Message(props: { message: TranscriptMessage }) {
+function Message(props: { message: TranscriptMessage; fork: ComponentChildren }) {
   const m = props.message;
   switch (m.role) {
     case 'system':
@@ -128,6 +155,7 @@ function Message(props: { message: TranscriptMessage }) {
               → <code>{call.name}</code> <pre>{JSON.stringify(call.args, null, 2)}</pre>
             </div>
           ))}
+          {props.fork}
         </li>
       );
     case 'tool':

@@ -122,6 +122,7 @@ export function RunPage(props: { runId: string; node: string | undefined; me: Me
             runId={props.runId}
             nodeId={props.node}
             version={`${run.lanes.get(props.node)?.status ?? ''}/${String(run.lastSeq > 0)}`}
+            canFork={props.me.role === 'operator'}
           />
         )}
       </div>
