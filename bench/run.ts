@@ -9,6 +9,7 @@ import { benchEgress } from './egress.js';
 import { benchFleet } from './fleet.js';
 import { benchIntel } from './intel.js';
 import { benchPlanSchedule } from './plan-schedule.js';
+import { benchReplay } from './replay.js';
 import { benchSandbox } from './sandbox.js';
 import { benchServe } from './serve.js';
 import { benchSpawn } from './spawn.js';
@@ -32,6 +33,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   fleet: benchFleet,
   intel: benchIntel,
   'plan-schedule': benchPlanSchedule,
+  replay: benchReplay,
   sandbox: benchSandbox,
   serve: benchServe,
   spawn: benchSpawn,

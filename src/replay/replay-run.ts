@@ -84,6 +84,11 @@ export function replaySource(
   const run = store.getRun(request.runId);
   if (run === undefined)
     throw new ArborError('usage', `There is no run \`${request.runId}\` in the store to replay.`);
+  if (run.meta.plan !== undefined)
+    throw new ArborError(
+      'usage',
+      `Run \`${request.runId}\` is a plan run: replaying plan runs is not supported yet (\`arbor runs diff\` compares two of them).`,
+    );
   if (run.status === 'running')
     throw new ArborError('usage', `Run \`${request.runId}\` is still running: replay it once it ended.`);
   return new StoreReplaySource(store, request.runId, request);
