@@ -31,6 +31,8 @@ const EDGE_MODULES = [
   'src/fleet/envelope.ts',
   // The egress proxy's control lines and the session requests on a node's control.sock.
   'src/tools/egress/egress-control.ts',
+  // Recorded sub-agent results (JSON text) a replayed node compares without their accounting.
+  'src/child/replay-model.ts',
   // Run files (`arbor runs export`), perhaps written on another machine by another arbor.
   'src/protocol/load-run-file.ts',
 ];

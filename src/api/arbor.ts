@@ -23,7 +23,6 @@ import {
 } from '../runtime/index.js';
 import {
   firstResponder,
-  type ChildCommand,
   storeResponder,
   type SupervisorEvent,
   type Tree,
@@ -323,7 +322,7 @@ export class Arbor {
   }
 
   /** The axes a resume narrows the recorded grant with, resolved as the config's `[grant]` is. */
-  #narrowing(grant: ResumeOptions['grant'] | ReplayOptions['grant']): Partial<Caveats> | undefined {
+  #narrowing(grant: ResumeOptions['grant']): Partial<Caveats> | undefined {
     if (grant === undefined) return undefined;
     const given = {
       fs_read: grant.fsRead,
@@ -352,7 +351,8 @@ export class Arbor {
       ...base,
       instruction,
       maxSteps: ('maxSteps' in options ? options.maxSteps : undefined) ?? base.maxSteps,
-      deadlineMs: msOf('deadline' in options ? options.deadline : undefined, 'deadline') ?? base.deadlineMs,
+      deadlineMs:
+        msOf('deadline' in options ? options.deadline : undefined, 'deadline') ?? base.deadlineMs,
       warm: 'warm' in options && options.warm,
     };
   }

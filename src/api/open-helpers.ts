@@ -34,4 +34,3 @@ export function checkTools(tools: readonly HostTool[]): void {
     seen.add(tool.name);
   }
 }
-

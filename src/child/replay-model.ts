@@ -52,7 +52,9 @@ export class ReplayModel implements ModelClient {
     this.#replay = replay;
     this.#live = live;
     this.#onDivergence = onDivergence;
-    this.#answers = replay.transcript.flatMap((m, index) => (m.role === 'assistant' ? [index] : []));
+    this.#answers = replay.transcript.flatMap((m, index) =>
+      m.role === 'assistant' ? [index] : [],
+    );
   }
 
   /** Whether the node has left its record: its calls go to its intelligence, its tools run. */
@@ -133,10 +135,7 @@ export class ReplayModel implements ModelClient {
   }
 
   /** The first way this call's request differs from the recorded one, if any. */
-  #difference(
-    call: number,
-    request: ModelRequest,
-  ): Omit<Divergence, 'call' | 'live'> | undefined {
+  #difference(call: number, request: ModelRequest): Omit<Divergence, 'call' | 'live'> | undefined {
     const at = this.#answers[call - 1];
     if (at === undefined)
       return {
@@ -193,12 +192,20 @@ const ACCOUNTING = new Set(['usage', 'subtree_usage', 'cost_usd', 'duration_ms',
 
 /** Messages as a replay compares them: markers as one, and no accounting in `subagent.*` results. */
 function comparable(messages: readonly TranscriptMessage[]): TranscriptMessage[] {
-  const text = unmark(JSON.stringify(messages));
-  return (JSON.parse(text) as TranscriptMessage[]).map((message) =>
-    message.role === 'tool' && message.name.startsWith('subagent.')
-      ? { ...message, content: withoutAccounting(message.content) }
-      : message,
-  );
+  return messages.map((message) => {
+    const plain = unmarkAll(message) as TranscriptMessage;
+    return plain.role === 'tool' && plain.name.startsWith('subagent.')
+      ? { ...plain, content: withoutAccounting(plain.content) }
+      : plain;
+  });
+}
+
+/** A value with every string in it unmarked. */
+function unmarkAll(value: unknown): unknown {
+  if (typeof value === 'string') return unmark(value);
+  if (Array.isArray(value)) return value.map(unmarkAll);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, unmarkAll(inner)]));
 }
 
 function withoutAccounting(value: unknown): unknown {
@@ -249,7 +256,10 @@ function toolsDiff(
       ...(only.length === 0 ? [] : [`only here: ${only.join(', ')}`]),
       ...(changed.length === 0 ? [] : [`defined otherwise: ${changed.join(', ')}`]),
     ];
-    return shown.length === 0 ? '(same tools, in another order)' : cutLines(shown);
+    if (shown.length > 0) return cutLines(shown);
+    return [...from.keys()].join() === [...to.keys()].join()
+      ? '(none of its own)'
+      : '(the same tools, in another order)';
   };
   return { recorded: lines(before, after), replayed: lines(after, before) };
 }

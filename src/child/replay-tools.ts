@@ -1,6 +1,7 @@
-import type { ReplayPayload, SpawnPayload, ToolDef } from '../protocol/index.js';
-import type { Tool, ToolOutput, ToolSource } from '../tools/tool.js';
+import type { JsonObject, ReplayPayload, SpawnPayload, ToolDef } from '../protocol/index.js';
+import { toolRefusal, type Tool, type ToolOutput, type ToolSource } from '../tools/tool.js';
 import { RecordedResults } from './replay-model.js';
+import { recordedCallRefusal } from './replay-grant.js';
 
 /** What serving a replayed node's tool calls from its record takes. */
 export interface RecordedTools {
@@ -9,6 +10,8 @@ export interface RecordedTools {
   isLive(): boolean;
   /** Only these tools answer from the record (tools run live); absent: every tool does. */
   only?: ReadonlySet<string>;
+  /** Why the grant held now refuses a call, checked before its recorded result is served. */
+  refusal?(name: string, args: JsonObject): string | undefined;
 }
 
 /**
@@ -29,12 +32,13 @@ const RECORDED_EVEN_LIVE: ReadonlySet<string> = new Set(['ask_human']);
  * Which of a replayed node's tool calls are answered from its record: all of them under
  * `--tools recorded` (the default), only a person's answers under `--tools live`.
  */
-export function recordedTools(payload: SpawnPayload): RecordedTools | undefined {
+export function recordedTools(payload: SpawnPayload, cwd: string): RecordedTools | undefined {
   const replay = payload.replay;
   if (replay === undefined) return undefined;
   return {
     results: new RecordedResults(replay.transcript),
     isLive: () => false,
+    refusal: (name, args) => recordedCallRefusal(name, args, payload.caveats, cwd),
     ...(replay.tool_results === 'live' ? { only: RECORDED_EVEN_LIVE } : {}),
   };
 }
@@ -54,10 +58,16 @@ export function servedFromRecord(
       ? tool
       : {
           ...tool,
-          run: async (args, context) =>
-            recorded.isLive()
-              ? tool.run(args, context)
-              : (recorded.results.take(context.callId) ?? notRecorded(tool.def.name)),
+          run: async (args, context) => {
+            if (recorded.isLive()) return tool.run(args, context);
+            const refused = recorded.refusal?.(tool.def.name, args);
+            // A recorded result is never served for a call the grant held now would refuse.
+            if (refused !== undefined) {
+              recorded.results.take(context.callId);
+              return toolRefusal(refused);
+            }
+            return recorded.results.take(context.callId) ?? notRecorded(tool.def.name);
+          },
         };
   return {
     kind: source.kind,

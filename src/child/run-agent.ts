@@ -106,9 +106,7 @@ export function isolationNote(payload: ChildContext['payload']): string | undefi
 function turnInputs(transcript: readonly TranscriptMessage[]): string[] {
   return transcript.flatMap((message, index) => {
     const before = transcript[index - 1];
-    return message.role === 'user' &&
-      before?.role === 'assistant' &&
-      before.tool_calls.length === 0
+    return message.role === 'user' && before?.role === 'assistant' && before.tool_calls.length === 0
       ? [message.text]
       : [];
   });

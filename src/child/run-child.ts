@@ -132,7 +132,7 @@ export async function openChild(io: ChildIo, deps: ChildDeps): Promise<OpenedChi
           writer.event({ type: 'replay.divergence', step: divergence.call, ...divergence });
         });
   if (replayModel !== undefined) model = replayModel;
-  const recorded = recordedTools(payload);
+  const recorded = recordedTools(payload, deps.cwd ?? process.cwd());
   if (recorded !== undefined && replayModel !== undefined)
     recorded.isLive = () => replayModel.isLive;
   model.onHealth((event) => {

@@ -73,7 +73,9 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const { values, positionals } = parseCommandArgs('replay', args, REPLAY_OPTIONS, true);
   const [target, ...rest] = positionals;
   if (target === undefined || rest.length > 0)
-    throw usageError('`arbor replay` takes one run id or run file: `arbor replay RUN|FILE [options]`.');
+    throw usageError(
+      '`arbor replay` takes one run id or run file: `arbor replay RUN|FILE [options]`.',
+    );
   if (values.resume !== undefined || values.warm === true)
     throw usageError('`arbor replay` replays a recorded run: --resume and --warm do not apply.');
   const tools = values.tools ?? 'recorded';

@@ -293,7 +293,6 @@ class TurnRun {
     this.#steps += 1;
     hooks?.onEvent?.({ type: 'loop.step', step: this.#steps });
     const digest = recordOffer(this.#options, toolDefs);
-    const systemDigest = recordSystem(this.#options, system);
     let response: ModelResponse;
     try {
       // Streamed, so every node's answer can be watched as it is written (`text.delta`).
@@ -350,7 +349,7 @@ class TurnRun {
       ...(logContent === true ? { text: response.text } : { textChars: response.text.length }),
       ...(model === undefined ? {} : { requestModel: model }),
       ...usageSplits(response.usage),
-      ...askedFields(response, digest, systemDigest),
+      ...askedFields(response, digest, recordSystem(this.#options, system)),
     });
     return response;
   }

@@ -45,7 +45,10 @@ export function recordOffer(options: SessionOptions, tools: readonly ToolDef[]):
 }
 
 /** The system prompts each session has reported, by digest (a session's prompt rarely changes). */
-const SYSTEMS = new WeakMap<SessionOptions, { text: string; digest: string; reported: Set<string> }>();
+const SYSTEMS = new WeakMap<
+  SessionOptions,
+  { text: string; digest: string; reported: Set<string> }
+>();
 
 /**
  * Records that the session's next call sends `system`: reports it (`model.system`) when the session

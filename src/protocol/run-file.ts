@@ -101,7 +101,10 @@ export const RunFileSchema = z
      * replay on another machine starts the root from. Absent from files written before replay.
      */
     authority: z
-      .record(z.string(), z.object({ grant: CaveatsSchema, limits: LimitsSchema, warm: z.boolean() }))
+      .record(
+        z.string(),
+        z.object({ grant: CaveatsSchema, limits: LimitsSchema, warm: z.boolean() }),
+      )
       .optional(),
   });
 export type RunFile = z.infer<typeof RunFileSchema>;

@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { outcomeOf, SpawnPayloadSchema, TERMINAL_STATUSES, type TerminalStatus } from '../protocol/index.js';
+import {
+  outcomeOf,
+  SpawnPayloadSchema,
+  TERMINAL_STATUSES,
+  type TerminalStatus,
+} from '../protocol/index.js';
 import { loadRunFile } from '../protocol/load-run-file.js';
 import type { RunFile } from '../protocol/run-file.js';
-import type { NodeStatus, RunStore } from '../store/store-port.js';
+import type { RunStore } from '../store/store-port.js';
 
 /** The intelligence an imported node's record names: it was never stored, and is never called. */
 const NOT_RECORDED = { endpoints: [{ url: 'http://127.0.0.1:9/not-recorded' }], model: 'unknown' };
@@ -52,7 +57,7 @@ export function importRun(store: RunStore, file: RunFile, path: string): string 
       depth: node.depth,
       provider: node.provider,
       instruction: node.instruction,
-      status: nodeStatus as NodeStatus,
+      status: nodeStatus,
       payload: SpawnPayloadSchema.parse({
         instruction: node.instruction,
         intelligence: NOT_RECORDED,

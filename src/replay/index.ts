@@ -3,10 +3,8 @@ export { diffRuns, readRecordedRun } from './run-diff.js';
 export {
   parseForkPoint,
   replayDivergences,
-  replaySource,
   startReplay,
   type ReplayDivergence,
   type ReplayRequest,
 } from './replay-run.js';
-export { StoreReplaySource, type ReplayMode } from './store-replay-source.js';
 export { importRun, importRunFile, readRunFile } from './import-run.js';

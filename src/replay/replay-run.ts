@@ -47,13 +47,13 @@ export function startReplay(
   if (request.tools === 'live' && imported && request.grant === undefined)
     throw new ArborError(
       'usage',
-      `Run \`${request.runId}\` was recorded on another machine (${String(run?.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
+      `Run \`${request.runId}\` was recorded on another machine (${String(run.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
     );
   const caveats =
     request.grant === undefined
       ? root.payload.caveats
       : meetGrant(root.payload.caveats, completeRequest(request.grant), { cwd: runtime.cwd });
-  const started = runtime.startReplay(
+  const started = runtime.startRun(
     {
       ...start,
       replay: source,
@@ -63,7 +63,9 @@ export function startReplay(
         replay_tools: request.tools,
         ...(request.from === undefined
           ? {}
-          : { forked_from: { run: request.runId, path: request.from.path, step: request.from.step } }),
+          : {
+              forked_from: { run: request.runId, path: request.from.path, step: request.from.step },
+            }),
       },
     },
     {
@@ -77,7 +79,7 @@ export function startReplay(
 }
 
 /** The records of `request.runId` to replay from; a usage error when the store lacks the run. */
-export function replaySource(
+function replaySource(
   store: Pick<RunStore, 'getRun' | 'listNodes' | 'listTranscript' | 'listEvents'>,
   request: ReplayRequest,
 ): StoreReplaySource {
@@ -90,7 +92,10 @@ export function replaySource(
       `Run \`${request.runId}\` is a plan run: replaying plan runs is not supported yet (\`arbor runs diff\` compares two of them).`,
     );
   if (run.status === 'running')
-    throw new ArborError('usage', `Run \`${request.runId}\` is still running: replay it once it ended.`);
+    throw new ArborError(
+      'usage',
+      `Run \`${request.runId}\` is still running: replay it once it ended.`,
+    );
   return new StoreReplaySource(store, request.runId, request);
 }
 

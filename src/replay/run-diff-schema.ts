@@ -23,7 +23,6 @@ const DivergenceKindSchema = z.enum([
   /** The transcripts are the same, but the node ended another way (status or result). */
   'outcome',
 ]);
-export type DivergenceKind = z.infer<typeof DivergenceKindSchema>;
 
 /** The first divergence: where, and what each run had there (a few lines; null: nothing). */
 const DivergenceSchema = z.object({

@@ -8,12 +8,7 @@ import {
   type ToolDef,
 } from '../protocol/index.js';
 import { modelCallsOf } from '../store/index.js';
-import type {
-  NodeRecord,
-  ReplayedNode,
-  ReplaySource,
-  RunStore,
-} from '../supervisor/index.js';
+import type { NodeRecord, ReplayedNode, ReplaySource, RunStore } from '../supervisor/index.js';
 
 /** How a replay treats its nodes (see `arbor replay`). */
 export interface ReplayMode {
@@ -107,8 +102,10 @@ export class StoreReplaySource implements ReplaySource {
     for (const call of calls) {
       const set = call.tools_digest === undefined ? undefined : this.#tools.get(call.tools_digest);
       if (set !== undefined && call.tools_digest !== undefined) tools[call.tools_digest] = set;
-      const text = call.system_digest === undefined ? undefined : this.#systems.get(call.system_digest);
-      if (text !== undefined && call.system_digest !== undefined) systems[call.system_digest] = text;
+      const text =
+        call.system_digest === undefined ? undefined : this.#systems.get(call.system_digest);
+      if (text !== undefined && call.system_digest !== undefined)
+        systems[call.system_digest] = text;
     }
     const { from } = this.#mode;
     const replay: ReplayPayload = {

@@ -213,45 +213,21 @@ export class Runtime {
     return supervisor;
   }
 
-  /** Starts a root agent; the run is recorded, and finished in the store when the root ends. */
-  startRun(start: RunStart): StartedRun {
-    const runId = start.runId ?? mintRunId();
-    this.store.createRun({
-      id: runId,
-      instruction: start.config.instruction,
-      status: 'running',
-      createdAt: Date.now(),
-      meta: start.meta,
-    });
-    return this.#runRoot(start, runId, rootTemplate(start));
-  }
-
   /**
-   * Replays a recorded run as a new run (`arbor replay`): the root's instruction, limits and warmth
-   * are the recorded ones, and its grant is `caveats` (the recorded grant, narrowed, or one given
-   * explicitly); every node's answers come from `start.replay`. The run's meta says what it
-   * replays (`replay_of`), as `start.meta` gives it.
+   * Starts a root agent; the run is recorded, and finished in the store when the root ends. `root`
+   * replaces parts of the root's template: a replay's are the recorded root's instruction, grant,
+   * limits and warmth (see `startReplay` in src/replay/).
    */
-  startReplay(
-    start: RunStart & { replay: ReplaySource },
-    recorded: { instruction: string; caveats: Caveats; limits: RootTemplate['limits']; warm: boolean },
-  ): StartedRun {
+  startRun(start: RunStart, root: Partial<RootTemplate> = {}): StartedRun {
     const runId = start.runId ?? mintRunId();
     this.store.createRun({
       id: runId,
-      instruction: recorded.instruction,
+      instruction: root.instruction ?? start.config.instruction,
       status: 'running',
       createdAt: Date.now(),
       meta: start.meta,
     });
-    const template: RootTemplate = {
-      ...rootTemplate(start),
-      instruction: recorded.instruction,
-      caveats: recorded.caveats,
-      ...(recorded.limits === undefined ? {} : { limits: recorded.limits }),
-      warm: recorded.warm,
-    };
-    return this.#runRoot(start, runId, template);
+    return this.#runRoot(start, runId, { ...rootTemplate(start), ...root });
   }
 
   /**

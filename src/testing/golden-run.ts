@@ -3,11 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Arbor } from '../api/arbor.js';
 import type { ReplayOptions } from '../api/options.js';
-import {
-  shownTranscript,
-  type TerminalStatus,
-  type Usage,
-} from '../protocol/index.js';
+import { shownTranscript, type TerminalStatus, type Usage } from '../protocol/index.js';
 import { replayDivergences, type ReplayDivergence } from '../replay/index.js';
 import { withStore } from '../store/index.js';
 import type { HostTool } from '../tools/index.js';
@@ -101,7 +97,8 @@ export async function replayGolden(
   const runId = result.runId;
   return withStore(store, (db) => {
     const replayRun = db.getRun(runId);
-    const source = String(replayRun?.meta.replay_of ?? '');
+    const of = replayRun?.meta.replay_of;
+    const source = typeof of === 'string' ? of : '';
     const nodes = db
       .listNodes(runId)
       .sort((a, b) => comparePaths(a.path, b.path))
@@ -114,10 +111,7 @@ export async function replayGolden(
         ),
       }));
     const root = db.listNodes(source).find((n) => n.parentId === undefined);
-    const refused = [
-      ...refusedIn(db, source, 'recorded'),
-      ...refusedIn(db, runId, 'replay'),
-    ];
+    const refused = [...refusedIn(db, source, 'recorded'), ...refusedIn(db, runId, 'replay')];
     return {
       recordedRunId: source,
       runId,

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { textDigest } from '../../src/loop/index.js';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
 import { ArborProcess, FAST_ENV } from './arbor-process.js';
 import { fakeLlm } from './fake-llm.js';
@@ -116,4 +117,32 @@ export async function replayDir() {
     read: (runId: string) => readRun(db, runId),
     runIdOf,
   };
+}
+
+/** Rewrites the recorded system prompt of the node at `path` as a changed prompt would differ. */
+export async function changePrompt(db: string, runId: string, path: string): Promise<void> {
+  const Database = (await import('better-sqlite3')).default;
+  const sql = new Database(db);
+  const node = sql
+    .prepare('SELECT id FROM nodes WHERE run_id = ? AND path = ?')
+    .get(runId, path) as {
+    id: string;
+  };
+  const events = sql
+    .prepare(
+      "SELECT seq, kind, data FROM events WHERE run_id = ? AND node_id = ? AND kind IN ('model.system', 'model.call')",
+    )
+    .all(runId, node.id) as { seq: number; kind: string; data: string }[];
+  const system = events.find((e) => e.kind === 'model.system');
+  const text = (JSON.parse(system?.data ?? '{}') as { text: string }).text.replace(
+    'You are an agent run by arbor.',
+    'You are a careful agent.',
+  );
+  for (const event of events) {
+    const data = JSON.parse(event.data) as Record<string, unknown>;
+    if (event.kind === 'model.system') Object.assign(data, { text, digest: textDigest(text) });
+    else data.system_digest = textDigest(text);
+    sql.prepare('UPDATE events SET data = ? WHERE seq = ?').run(JSON.stringify(data), event.seq);
+  }
+  sql.close();
 }

@@ -58,7 +58,9 @@ describe('golden runs from arbor/testing', () => {
     const { file } = await goldenFile(more);
     const golden = await replayGolden(file);
     expect(golden.toolsOf('0.2')).toEqual(['fs.list', 'fs.read']);
-    expect(() => assertGolden(golden)).toThrow();
+    expect(() => {
+      assertGolden(golden);
+    }).toThrow();
   });
 
   it('finds a changed tool set: a host tool offered now that the recorded run did not have', async () => {
@@ -73,6 +75,8 @@ describe('golden runs from arbor/testing', () => {
     expect(golden.status).toBe('failed');
     expect(golden.divergences[0]).toMatchObject({ path: '0', call: 1, what: 'tools', live: false });
     expect(golden.divergences[0]?.replayed).toContain('only here: extra.tool');
-    expect(() => assertGolden(golden)).toThrow();
+    expect(() => {
+      assertGolden(golden);
+    }).toThrow();
   });
 });

@@ -3,10 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { textDigest } from '../../src/loop/index.js';
 import { ArborProcess, FAST_ENV } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
+import { changePrompt, replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
 import type { ArborRun } from '../helpers/run-arbor.js';
 
 /** The run a replay recorded, from the line `arbor: replaying run A as B`. */
@@ -56,35 +55,8 @@ describe('arbor replay', () => {
     const { runId } = await dir.record();
     // The record of node 0.2 (Side) holds another prompt than this arbor builds for it now: as
     // when a persona, a playbook's prompt or arbor's preamble changed since the run was recorded.
-    const { SqliteStore } = await import('../../src/store/index.js');
-    const store = new SqliteStore(dir.db);
-    const side = store.listNodes(runId).find((n) => n.path === '0.2');
-    store.close();
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(dir.db);
-    const events = db
-      .prepare('SELECT seq, kind, data FROM events WHERE run_id = ? AND node_id = ?')
-      .all(runId, side?.id) as { seq: number; kind: string; data: string }[];
-    const update = db.prepare('UPDATE events SET data = ? WHERE seq = ?');
-    for (const event of events) {
-      const data = JSON.parse(event.data) as Record<string, unknown>;
-      if (event.kind === 'model.system') {
-        data.text = String(data.text).replace(
-          'You are an agent run by arbor.',
-          'You are a careful agent.',
-        );
-        data.digest = textDigest(String(data.text));
-      } else if (event.kind === 'model.call') {
-        data.system_digest = textDigest(
-          String(
-            JSON.parse(events.find((e) => e.kind === 'model.system')?.data ?? '{}').text,
-          ).replace('You are an agent run by arbor.', 'You are a careful agent.'),
-        );
-      } else continue;
-      update.run(JSON.stringify(data), event.seq);
-    }
-    db.close();
-
+    await changePrompt(dir.db, runId, '0.2');
+    const side = dir.read(runId).nodes.find((n) => n.path === '0.2');
     const replay = await dir.arbor(['replay', runId, '--events', 'none']);
     expect(replay.code).toBe(1);
     expect(replay.stderr).toContain('diverged at node 0.2, model call 1 (system), stopped');

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { textDigest } from '../../src/loop/index.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
+import { changePrompt, replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
 import { FAST_ENV } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
@@ -14,34 +13,6 @@ function replayIdOf(run: ArborRun): string {
   const id = / as (run_[a-z0-9]+)/.exec(run.stderr)?.[1];
   if (id === undefined) throw new Error(`no replay id in:\n${run.stderr}`);
   return id;
-}
-
-/** Rewrites the recorded system prompt of the node at `path` as a changed prompt would differ. */
-async function changePrompt(db: string, runId: string, path: string): Promise<void> {
-  const Database = (await import('better-sqlite3')).default;
-  const sql = new Database(db);
-  const node = sql
-    .prepare('SELECT id FROM nodes WHERE run_id = ? AND path = ?')
-    .get(runId, path) as {
-    id: string;
-  };
-  const events = sql
-    .prepare(
-      "SELECT seq, kind, data FROM events WHERE run_id = ? AND node_id = ? AND kind IN ('model.system', 'model.call')",
-    )
-    .all(runId, node.id) as { seq: number; kind: string; data: string }[];
-  const system = events.find((e) => e.kind === 'model.system');
-  const text = String((JSON.parse(system?.data ?? '{}') as { text: string }).text).replace(
-    'You are an agent run by arbor.',
-    'You are a careful agent.',
-  );
-  for (const event of events) {
-    const data = JSON.parse(event.data) as Record<string, unknown>;
-    if (event.kind === 'model.system') Object.assign(data, { text, digest: textDigest(text) });
-    else data.system_digest = textDigest(text);
-    sql.prepare('UPDATE events SET data = ? WHERE seq = ?').run(JSON.stringify(data), event.seq);
-  }
-  sql.close();
 }
 
 describe('arbor replay: tools live, continuing live, warm sessions, in-process nodes', () => {
@@ -154,5 +125,54 @@ describe('arbor replay: tools live, continuing live, warm sessions, in-process n
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toBe(stdout);
     expect(replay.stderr).toContain('no divergence');
+  });
+});
+
+describe('arbor replay: the grant', () => {
+  it('refuses to run the tools of a run recorded elsewhere live without a grant given now', async () => {
+    const dir = await replayDir();
+    const { runId } = await dir.record();
+    const exported = await dir.arbor(['runs', 'export', runId]);
+    const file = join(dir.dir, 'elsewhere.json');
+    await writeFile(file, exported.stdout);
+    const fresh = join(dir.dir, 'fresh.db');
+    await rm(join(dir.dir, 'out.txt'));
+
+    const refused = await dir.arbor(
+      ['replay', file, '--tools', 'live', '--events', 'none'],
+      dir.dir,
+      {
+        ARBOR_DB: fresh,
+      },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('was recorded on another machine');
+    expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
+
+    const granted = await dir.arbor(
+      ['replay', file, '--tools', 'live', '--fs-read', '.', '--fs-write', '.', '--events', 'none'],
+      dir.dir,
+      { ARBOR_DB: fresh },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(existsSync(join(dir.dir, 'out.txt'))).toBe(true);
+  });
+
+  it('checks every recorded call against the grant held now: a narrower one is a divergence', async () => {
+    const dir = await replayDir();
+    const { runId } = await dir.record();
+    await rm(join(dir.dir, 'out.txt'));
+    // The run wrote out.txt under `--fs-write .`. Replayed with no write grant, the root is not
+    // even offered fs.write: its tools differ from its first call on.
+    const none = await dir.arbor(['replay', runId, '--fs-write', 'none', '--events', 'none']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('diverged at node 0, model call 1 (tools), stopped');
+    expect(none.stderr).toContain('- only here: fs.write, fs.edit');
+    // With writes granted under sub/ only, the leaf's recorded write to out.txt is refused now,
+    // before any recorded result is served: its next call is sent the refusal, not the record.
+    const sub = await dir.arbor(['replay', runId, '--fs-write', 'sub', '--events', 'none']);
+    expect(sub.code).toBe(1);
+    expect(sub.stderr).toContain('diverged at node 0.1.1, model call 2 (tool_result), stopped');
+    expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
   });
 });
