@@ -38,7 +38,7 @@ export function recordedTools(payload: SpawnPayload, cwd: string): RecordedTools
   return {
     results: new RecordedResults(replay.transcript),
     isLive: () => false,
-    refusal: (name, args) => recordedCallRefusal(name, args, payload.caveats, cwd),
+    refusal: (name, args) => recordedCallRefusal(name, args, payload.caveats, replay.cwd ?? cwd),
     ...(replay.tool_results === 'live' ? { only: RECORDED_EVEN_LIVE } : {}),
   };
 }

@@ -5,6 +5,7 @@ import {
   parseForkPoint,
   readRunFile,
   replayDivergences,
+  replayNotes,
   startReplay,
   type ReplayDivergence,
   type ReplayRequest,
@@ -123,7 +124,8 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     },
     after: async (runtime, replayId, out) => {
       const found = replayDivergences(runtime.store, replayId);
-      await write(out.stderr, divergenceText(found, runId, replayId));
+      const notes = replayNotes(runtime.store, runId).map((note) => `arbor: note: ${note}\n`);
+      await write(out.stderr, `${notes.join('')}${divergenceText(found, runId, replayId)}`);
       return found.some((d) => !d.live) ? EXIT.internal : undefined;
     },
   };

@@ -41,6 +41,11 @@ export const ReplayPayloadSchema = z.object({
   live_from: z.number().int().positive().optional(),
   /** After a divergence the node goes on live (with its intelligence) instead of failing. */
   continue_live: z.boolean().default(false),
+  /**
+   * The working directory the run was recorded in: the relative paths of its recorded calls are
+   * checked against the grant from there. Absent (an older record): the node's own.
+   */
+  cwd: z.string().min(1).optional(),
 });
 export type ReplayPayload = z.infer<typeof ReplayPayloadSchema>;
 

@@ -43,7 +43,7 @@ export function importRun(store: RunStore, file: RunFile, path: string): string 
     instruction: file.instruction,
     status: 'running',
     createdAt: Date.parse(file.created_at),
-    meta: { ...file.meta, imported_from: resolve(path) },
+    meta: { ...file.meta, imported_from: resolve(path), arbor_version: file.arbor_version },
   });
   const ids = new Map<string, string>(file.nodes.map((node) => [node.path, node.node_id]));
   for (const node of [...file.nodes].sort((a, b) => a.depth - b.depth)) {

@@ -3,6 +3,7 @@ export { diffRuns, readRecordedRun } from './run-diff.js';
 export {
   parseForkPoint,
   replayDivergences,
+  replayNotes,
   startReplay,
   type ReplayDivergence,
   type ReplayRequest,

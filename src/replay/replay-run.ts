@@ -1,5 +1,6 @@
 import { completeRequest, meetGrant } from '../authority/index.js';
-import { ArborError, type Caveats } from '../protocol/index.js';
+import { ARBOR_VERSION, ArborError, type Caveats } from '../protocol/index.js';
+import { modelCallsOf } from '../store/index.js';
 import type { Runtime, RunStart, StartedRun } from '../runtime/index.js';
 import type { RunStore } from '../supervisor/index.js';
 import { StoreReplaySource, type ReplayMode } from './store-replay-source.js';
@@ -59,6 +60,7 @@ export function startReplay(
       replay: source,
       meta: {
         ...start.meta,
+        arbor_version: ARBOR_VERSION,
         replay_of: request.runId,
         replay_tools: request.tools,
         ...(request.from === undefined
@@ -131,4 +133,32 @@ export function parseForkPoint(text: string): { path: string; step: number } {
       `--from expects PATH@STEP, a node's path and one of its model calls from 1 (such as \`0.2@3\`); got \`${text}\`.`,
     );
   return { path: match[1], step: Number(match[2]) };
+}
+
+/**
+ * What a replay of `runId` could not check, and what differs without being a divergence: model
+ * calls recorded by an arbor that did not record their system prompt or tools (those checks are
+ * skipped), and the arbor version that recorded the run when it is known and not this one.
+ */
+export function replayNotes(
+  store: Pick<RunStore, 'getRun' | 'listEvents'>,
+  runId: string,
+): string[] {
+  const { calls } = modelCallsOf(store.listEvents(runId));
+  const all = [...calls.values()].flat();
+  const notes: string[] = [];
+  const lacking = (what: string, count: number) => {
+    if (count > 0)
+      notes.push(
+        `${count} of ${all.length} recorded model calls have no ${what} on record: not compared (recorded by an older arbor)`,
+      );
+  };
+  lacking('system prompt', all.filter((c) => c.system_digest === undefined).length);
+  lacking('tools set', all.filter((c) => c.tools_digest === undefined).length);
+  const version = store.getRun(runId)?.meta.arbor_version;
+  if (typeof version === 'string' && version !== ARBOR_VERSION)
+    notes.push(
+      `recorded by arbor ${version}, replayed by arbor ${ARBOR_VERSION}: a note, not a divergence`,
+    );
+  return notes;
 }

@@ -39,6 +39,8 @@ export class StoreReplaySource implements ReplaySource {
   readonly #tools: Map<string, ToolDef[]>;
   readonly #systems: Map<string, string>;
   readonly recorded: readonly { id: string; path: string }[];
+  /** The working directory the run was recorded in, when its meta says. */
+  readonly #cwd: string | undefined;
 
   constructor(store: Store, runId: string, mode: ReplayMode) {
     this.#store = store;
@@ -49,6 +51,8 @@ export class StoreReplaySource implements ReplaySource {
     if (root === undefined)
       throw new ArborError('config', `Run \`${runId}\` recorded no root node: nothing to replay.`);
     this.#root = root;
+    const cwd = store.getRun(runId)?.meta.cwd;
+    this.#cwd = typeof cwd === 'string' ? cwd : undefined;
     this.recorded = nodes.map(({ id, path }) => ({ id, path }));
     for (const node of [...nodes].sort((a, b) => a.createdAt - b.createdAt)) {
       if (node.parentId === undefined) continue;
@@ -117,6 +121,7 @@ export class StoreReplaySource implements ReplaySource {
       // A fork goes on live wherever its change reaches: every node may leave its record.
       continue_live: this.#mode.continueLive || from !== undefined,
       ...(from?.path === node.path ? { live_from: from.step } : {}),
+      ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }),
     };
     return { id: node.id, path: node.path, replay };
   }

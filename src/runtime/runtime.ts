@@ -225,7 +225,8 @@ export class Runtime {
       instruction: root.instruction ?? start.config.instruction,
       status: 'running',
       createdAt: Date.now(),
-      meta: start.meta,
+      // Where its relative paths resolve: a replay elsewhere checks recorded calls against it.
+      meta: { ...start.meta, cwd: this.cwd },
     });
     return this.#runRoot(start, runId, { ...rootTemplate(start), ...root });
   }

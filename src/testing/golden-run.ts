@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Arbor } from '../api/arbor.js';
 import type { ReplayOptions } from '../api/options.js';
 import { shownTranscript, type TerminalStatus, type Usage } from '../protocol/index.js';
-import { replayDivergences, type ReplayDivergence } from '../replay/index.js';
+import { replayDivergences, replayNotes, type ReplayDivergence } from '../replay/index.js';
 import { withStore } from '../store/index.js';
 import type { HostTool } from '../tools/index.js';
 
@@ -57,6 +57,8 @@ export interface GoldenRun {
   recordedUsage: Usage;
   /** Calls arbor refused in the recorded run or in the replay (empty: no grant was exceeded). */
   refused: RefusedCall[];
+  /** Checks the record could not support (an older recording), and a differing arbor version. */
+  notes: string[];
   /** The node paths, in order: the tree's shape. */
   paths(): string[];
   /** The tools a node called, in order (empty for a path the tree does not have). */
@@ -122,6 +124,7 @@ export async function replayGolden(
       divergences: replayDivergences(db, runId),
       recordedUsage: root?.subtreeUsage ?? root?.usage ?? { input_tokens: 0, output_tokens: 0 },
       refused,
+      notes: replayNotes(db, source),
       paths: () => nodes.map((n) => n.path),
       toolsOf: (at: string) => nodes.find((n) => n.path === at)?.tools ?? [],
     };

@@ -140,6 +140,7 @@ describe('AgentSession', () => {
     expect(events).toEqual([
       'loop.step',
       'model.tools',
+      'model.system',
       'model.call',
       'tool.call',
       'tool.result',

@@ -176,3 +176,32 @@ describe('arbor replay: the grant', () => {
     expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
   });
 });
+
+describe('arbor replay: older records', () => {
+  it('replays a run recorded without per-call records, saying which checks it skipped and which arbor recorded it', async () => {
+    const dir = await replayDir();
+    const { runId, stdout } = await dir.record();
+    const exported = JSON.parse((await dir.arbor(['runs', 'export', runId])).stdout) as {
+      arbor_version: string;
+      events: Record<string, unknown>[];
+    };
+    // As an older arbor wrote it: no digests on its model calls, another version.
+    exported.arbor_version = '0.0.1';
+    for (const event of exported.events) {
+      delete event.system_digest;
+      delete event.tools_digest;
+    }
+    const file = join(dir.dir, 'older.json');
+    await writeFile(file, JSON.stringify(exported));
+    await rm(join(dir.dir, 'out.txt'));
+    const replay = await dir.arbor(['replay', file, '--events', 'none'], dir.dir, {
+      ARBOR_DB: join(dir.dir, 'older.db'),
+    });
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toBe(stdout);
+    expect(replay.stderr).toMatch(/note: (\d+) of \1 recorded model calls have no system prompt/);
+    expect(replay.stderr).toMatch(/note: (\d+) of \1 recorded model calls have no tools set/);
+    expect(replay.stderr).toContain('note: recorded by arbor 0.0.1, replayed by arbor');
+    expect(replay.stderr).toContain('no divergence');
+  });
+});
