@@ -146,3 +146,10 @@ export async function changePrompt(db: string, runId: string, path: string): Pro
   }
   sql.close();
 }
+
+/** The run a replay recorded, from the line `arbor: replaying run A as B`. */
+export function replayIdOf(run: ArborRun): string {
+  const id = / as (run_[a-z0-9]+)/.exec(run.stderr)?.[1];
+  if (id === undefined) throw new Error(`no replay id in:\n${run.stderr}`);
+  return id;
+}

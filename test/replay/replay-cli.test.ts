@@ -5,15 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArborProcess, FAST_ENV } from '../helpers/arbor-process.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { changePrompt, replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
-import type { ArborRun } from '../helpers/run-arbor.js';
-
-/** The run a replay recorded, from the line `arbor: replaying run A as B`. */
-function replayIdOf(run: ArborRun): string {
-  const id = / as (run_[a-z0-9]+)/.exec(run.stderr)?.[1];
-  if (id === undefined) throw new Error(`no replay id in:\n${run.stderr}`);
-  return id;
-}
+import { changePrompt, replayDir, replayIdOf, treePlaybook } from '../helpers/replay-fixtures.js';
 
 /** Each node's path, status and instruction, in path order. */
 function shape(nodes: readonly { path: string; status: string; instruction: string }[]) {

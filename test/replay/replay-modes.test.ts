@@ -3,17 +3,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fakeLlm } from '../helpers/fake-llm.js';
-import { changePrompt, replayDir, treePlaybook } from '../helpers/replay-fixtures.js';
+import { changePrompt, replayDir, replayIdOf, treePlaybook } from '../helpers/replay-fixtures.js';
 import { FAST_ENV } from '../helpers/arbor-process.js';
 import { readRun, resumeDir, runIdOf } from '../helpers/resume-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
-import type { ArborRun } from '../helpers/run-arbor.js';
-
-function replayIdOf(run: ArborRun): string {
-  const id = / as (run_[a-z0-9]+)/.exec(run.stderr)?.[1];
-  if (id === undefined) throw new Error(`no replay id in:\n${run.stderr}`);
-  return id;
-}
 
 describe('arbor replay: tools live, continuing live, warm sessions, in-process nodes', () => {
   it('--tools live runs the tools again under the recorded grant, but replays the recorded gate answer', async () => {
