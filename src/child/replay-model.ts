@@ -257,9 +257,8 @@ function toolsDiff(
       ...(changed.length === 0 ? [] : [`defined otherwise: ${changed.join(', ')}`]),
     ];
     if (shown.length > 0) return cutLines(shown);
-    return [...from.keys()].join() === [...to.keys()].join()
-      ? '(none of its own)'
-      : '(the same tools, in another order)';
+    const sameNames = from.size === to.size && [...from.keys()].every((name) => to.has(name));
+    return sameNames ? '(the same tools, in another order)' : '(none of its own)';
   };
   return { recorded: lines(before, after), replayed: lines(after, before) };
 }

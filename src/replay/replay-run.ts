@@ -50,10 +50,16 @@ export function startReplay(
       'usage',
       `Run \`${request.runId}\` was recorded on another machine (${String(run.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
     );
+  // A file from elsewhere says what its nodes held; run live, it holds only what is given now: an
+  // axis not given is nothing, whatever the file claims.
+  const given =
+    request.tools === 'live' && imported
+      ? { fs_read: [], fs_write: [], exec: [], net: [], ...request.grant }
+      : request.grant;
   const caveats =
-    request.grant === undefined
+    given === undefined
       ? root.payload.caveats
-      : meetGrant(root.payload.caveats, completeRequest(request.grant), { cwd: runtime.cwd });
+      : meetGrant(root.payload.caveats, completeRequest(given), { cwd: runtime.cwd });
   const started = runtime.startRun(
     {
       ...start,

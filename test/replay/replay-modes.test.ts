@@ -143,7 +143,18 @@ describe('arbor replay: the grant', () => {
     expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
 
     const granted = await dir.arbor(
-      ['replay', file, '--tools', 'live', '--fs-read', '.', '--fs-write', '.', '--events', 'none'],
+      [
+        'replay',
+        file,
+        '--tools',
+        'live',
+        ...['--fs-read', '.', '--fs-write', '.'],
+        '--events',
+        'none',
+      ].concat(
+        // Run live from a file, the run holds only what is given now: every axis it used.
+        ['--exec', 'all', '--net', 'all'],
+      ),
       dir.dir,
       { ARBOR_DB: fresh },
     );
@@ -196,5 +207,31 @@ describe('arbor replay: older records', () => {
     expect(replay.stderr).toMatch(/note: (\d+) of \1 recorded model calls have no tools set/);
     expect(replay.stderr).toContain('note: recorded by arbor 0.0.1, replayed by arbor');
     expect(replay.stderr).toContain('no divergence');
+  });
+});
+
+describe('arbor replay: a run file from elsewhere', () => {
+  it('holds, run live, only the grant given now: an axis the file grants and the command line does not is nothing', async () => {
+    const dir = await replayDir();
+    const { runId } = await dir.record();
+    const exported = JSON.parse((await dir.arbor(['runs', 'export', runId])).stdout) as {
+      authority: Record<string, { grant: Record<string, unknown> }>;
+    };
+    // The file claims every node may write anywhere and run any command.
+    for (const held of Object.values(exported.authority))
+      Object.assign(held.grant, { fs_write: 'all', exec: 'all', net: 'all' });
+    const file = join(dir.dir, 'claims.json');
+    await writeFile(file, JSON.stringify(exported));
+    await rm(join(dir.dir, 'out.txt'));
+    const replay = await dir.arbor(
+      ['replay', file, '--tools', 'live', '--fs-read', '.', '--events', 'none'],
+      dir.dir,
+      { ARBOR_DB: join(dir.dir, 'claims.db') },
+    );
+    // Given only --fs-read, no node is offered fs.write: the file's claim is not a grant.
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toContain('diverged at node 0, model call 1 (tools), stopped');
+    expect(replay.stderr).toContain('- only here: fs.write, fs.edit');
+    expect(existsSync(join(dir.dir, 'out.txt'))).toBe(false);
   });
 });
