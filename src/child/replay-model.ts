@@ -208,13 +208,22 @@ function unmarkAll(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, unmarkAll(inner)]));
 }
 
+/**
+ * The accounting fields as a sub-agent's result writes them inside text (a result fenced as
+ * untrusted content is text around the JSON): flat objects and numbers, each with its comma.
+ */
+const ACCOUNTING_TEXT =
+  /,?"(?:usage|subtree_usage)":\{[^{}]*\}|,?"(?:cost_usd|duration_ms|elapsed_ms)":-?[\d.eE+-]+/g;
+
 function withoutAccounting(value: unknown): unknown {
-  if (typeof value === 'string' && value.startsWith('{')) {
-    try {
-      return withoutAccounting(JSON.parse(value) as unknown);
-    } catch {
-      return value;
-    }
+  if (typeof value === 'string') {
+    if (value.startsWith('{'))
+      try {
+        return withoutAccounting(JSON.parse(value) as unknown);
+      } catch {
+        // Not JSON after all: cleaned as text below.
+      }
+    return value.replace(ACCOUNTING_TEXT, '');
   }
   if (Array.isArray(value)) return value.map(withoutAccounting);
   if (typeof value !== 'object' || value === null) return value;

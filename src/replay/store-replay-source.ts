@@ -1,14 +1,23 @@
 import {
   ArborError,
   fromStoredEvent,
+  outcomeOf,
   replayTranscript,
   RUN_EVENT_FIELDS,
   type ReplayCall,
   type ReplayPayload,
+  TrajectoryEventSchema,
   type ToolDef,
+  type TrajectoryEvent,
 } from '../protocol/index.js';
 import { modelCallsOf } from '../store/index.js';
-import type { NodeRecord, ReplayedNode, ReplaySource, RunStore } from '../supervisor/index.js';
+import type {
+  ChildEnd,
+  NodeRecord,
+  ReplayedNode,
+  ReplaySource,
+  RunStore,
+} from '../supervisor/index.js';
 
 /** How a replay treats its nodes (see `arbor replay`). */
 export interface ReplayMode {
@@ -39,6 +48,8 @@ export class StoreReplaySource implements ReplaySource {
   readonly #tools: Map<string, ToolDef[]>;
   readonly #systems: Map<string, string>;
   readonly recorded: readonly { id: string; path: string }[];
+  /** Each node's last reported trajectory (what it had taken in). */
+  readonly #trajectories = new Map<string, TrajectoryEvent>();
   /** The working directory the run was recorded in, when its meta says. */
   readonly #cwd: string | undefined;
 
@@ -64,6 +75,11 @@ export class StoreReplaySource implements ReplaySource {
     const { calls, tools } = modelCallsOf(events);
     this.#tools = tools;
     this.#systems = systemsOf(events);
+    for (const event of events) {
+      if (event.kind !== 'trajectory' || event.nodeId === undefined) continue;
+      const read = TrajectoryEventSchema.safeParse(event.data);
+      if (read.success) this.#trajectories.set(event.nodeId, read.data);
+    }
     this.#calls = new Map(
       [...calls].map(([nodeId, list]) => [
         nodeId,
@@ -123,8 +139,27 @@ export class StoreReplaySource implements ReplaySource {
       ...(from?.path === node.path ? { live_from: from.step } : {}),
       ...(this.#cwd === undefined ? {} : { cwd: this.#cwd }),
     };
-    return { id: node.id, path: node.path, replay };
+    // A node on an A2A peer is the peer's run: under recorded tool results it is not contacted,
+    // and the node stands with its recorded end.
+    const stands = node.provider === 'a2a' && this.#mode.tools === 'recorded';
+    const trajectory = this.#trajectories.get(node.id);
+    return {
+      id: node.id,
+      path: node.path,
+      replay,
+      ...(stands ? { recordedEnd: recordedEnd(node) } : {}),
+      ...(stands && trajectory !== undefined ? { trajectory } : {}),
+    };
   }
+}
+
+/** How a recorded node ended, as a child's end. */
+function recordedEnd(node: NodeRecord): ChildEnd {
+  return {
+    outcome: node.outcome ?? outcomeOf('failed', null, node.error ?? 'no outcome was recorded'),
+    via: 'result',
+    exit: { code: null, signal: null },
+  };
 }
 
 /** The system prompts the run's nodes reported (`model.system`), by digest. */

@@ -13,6 +13,8 @@ import { placeNode, type ProviderName } from './launch/providers.js';
 import type { LiveNodes } from './live-nodes.js';
 import { LiveNode, type NodeMode } from './node/live-node.js';
 import { NodeLifecycle, type NodeEnvironment } from './node/node-lifecycle.js';
+import { nodeRecord } from './node/node-record.js';
+import type { ChildEnd } from './node/child-end.js';
 import type { NodeReports } from './node-reports.js';
 import { adoptReturned, type ResumeHost, type Respawn } from './resume/resume-adoption.js';
 import type { ResumedRun } from './resume/resumed-run.js';
@@ -86,6 +88,16 @@ export class NodeStarter implements ResumeHost {
       resumed?.recordGrant(reattach.record, template.caveats);
     }
     const payload = mintPayload(options.runId, node, template);
+    if (replayed?.recordedEnd !== undefined) {
+      if (replayed.trajectory !== undefined) node.trajectory = replayed.trajectory;
+      return this.#standRecorded(
+        node,
+        payload,
+        placement.mode ?? decision.mode,
+        decision,
+        replayed.recordedEnd,
+      );
+    }
     return this.start(
       node,
       replayed === undefined ? payload : { ...payload, replay: replayed.replay },
@@ -114,6 +126,36 @@ export class NodeStarter implements ResumeHost {
     nodes.started(live);
     new NodeLifecycle(environment, reports, live).start();
     if (resumed !== undefined) adoptReturned(this, live, resumed);
+    return live;
+  }
+
+  /**
+   * A replayed node that is not run again: recorded in this run with its recorded end, known to
+   * its parent's tools, its result the recorded one (`node.reused`). Nothing is started.
+   */
+  #standRecorded(
+    node: TreeNode,
+    payload: SpawnPayload,
+    mode: NodeMode,
+    decision: Admitted,
+    end: ChildEnd,
+  ): LiveNode {
+    const { options, nodes, scrub, events } = this.#parts;
+    const now = this.#parts.now();
+    const status = end.outcome.status;
+    options.store.createNode({
+      ...nodeRecord(options.runId, node, payload, decision.provider.name, status, scrub),
+      outcome: end.outcome,
+      startedAt: now,
+      endedAt: now,
+    });
+    node.status = status;
+    node.endedAt = now;
+    const live = new LiveNode(node, payload, mode, decision.provider.name);
+    live.markEnded(end);
+    nodes.register(live);
+    events.record(node.id, { type: 'node.reused', status });
+    options.onEvent?.({ type: 'node', node });
     return live;
   }
 

@@ -1,10 +1,18 @@
-import type { ReplayPayload } from '../protocol/index.js';
+import type { ReplayPayload, TrajectoryEvent } from '../protocol/index.js';
+import type { ChildEnd } from './node/child-end.js';
 
 /** A recorded node a node of a replay stands for: its id and path, and what it replays. */
 export interface ReplayedNode {
   id: string;
   path: string;
   replay: ReplayPayload;
+  /**
+   * Set when the node is not run again but stands with its recorded end: a node on an A2A peer
+   * under recorded tool results (the peer is not contacted).
+   */
+  recordedEnd?: ChildEnd;
+  /** What the standing node had taken in, as it last reported it (its answer carries the taint). */
+  trajectory?: TrajectoryEvent;
 }
 
 /**

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { textDigest } from '../../src/loop/index.js';
+import { openSqlDatabase } from '../../src/store/index.js';
 import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
 import { ArborProcess, FAST_ENV } from './arbor-process.js';
 import { fakeLlm } from './fake-llm.js';
@@ -120,19 +121,17 @@ export async function replayDir() {
 }
 
 /** Rewrites the recorded system prompt of the node at `path` as a changed prompt would differ. */
-export async function changePrompt(db: string, runId: string, path: string): Promise<void> {
-  const Database = (await import('better-sqlite3')).default;
-  const sql = new Database(db);
+export function changePrompt(db: string, runId: string, path: string): void {
+  // The store's own binding: node:sqlite where Node has it, better-sqlite3 on Node 20.
+  const sql = openSqlDatabase(db);
   const node = sql
-    .prepare('SELECT id FROM nodes WHERE run_id = ? AND path = ?')
-    .get(runId, path) as {
-    id: string;
-  };
+    .prepare('SELECT id FROM nodes WHERE run_id = @runId AND path = @path')
+    .get({ runId, path }) as { id: string };
   const events = sql
     .prepare(
-      "SELECT seq, kind, data FROM events WHERE run_id = ? AND node_id = ? AND kind IN ('model.system', 'model.call')",
+      "SELECT seq, kind, data FROM events WHERE run_id = @runId AND node_id = @node AND kind IN ('model.system', 'model.call')",
     )
-    .all(runId, node.id) as { seq: number; kind: string; data: string }[];
+    .all({ runId, node: node.id }) as { seq: number; kind: string; data: string }[];
   const system = events.find((e) => e.kind === 'model.system');
   const text = (JSON.parse(system?.data ?? '{}') as { text: string }).text.replace(
     'You are an agent run by arbor.',
@@ -142,7 +141,9 @@ export async function changePrompt(db: string, runId: string, path: string): Pro
     const data = JSON.parse(event.data) as Record<string, unknown>;
     if (event.kind === 'model.system') Object.assign(data, { text, digest: textDigest(text) });
     else data.system_digest = textDigest(text);
-    sql.prepare('UPDATE events SET data = ? WHERE seq = ?').run(JSON.stringify(data), event.seq);
+    sql
+      .prepare('UPDATE events SET data = @data WHERE seq = @seq')
+      .run({ data: JSON.stringify(data), seq: event.seq });
   }
   sql.close();
 }

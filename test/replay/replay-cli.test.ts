@@ -47,7 +47,7 @@ describe('arbor replay', () => {
     const { runId } = await dir.record();
     // The record of node 0.2 (Side) holds another prompt than this arbor builds for it now: as
     // when a persona, a playbook's prompt or arbor's preamble changed since the run was recorded.
-    await changePrompt(dir.db, runId, '0.2');
+    changePrompt(dir.db, runId, '0.2');
     const side = dir.read(runId).nodes.find((n) => n.path === '0.2');
     const replay = await dir.arbor(['replay', runId, '--events', 'none']);
     expect(replay.code).toBe(1);

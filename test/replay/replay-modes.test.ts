@@ -40,7 +40,7 @@ describe('arbor replay: tools live, continuing live, warm sessions, in-process n
     const dir = await replayDir();
     const { runId, llm } = await dir.record();
     const calls = llm.requests.length;
-    await changePrompt(dir.db, runId, '0.2');
+    changePrompt(dir.db, runId, '0.2');
     const other = await fakeLlm(treePlaybook('Side, asked anew: listed.'));
     const replay = await dir.arbor([
       'replay',
