@@ -41,6 +41,8 @@ export class ReplayModel implements ModelClient {
   readonly #onDivergence: (divergence: Divergence) => void;
   /** Where each recorded answer is in the recorded transcript, by call. */
   readonly #answers: number[];
+  /** The recorded transcript as requests are compared with it, made once. */
+  readonly #comparable: TranscriptMessage[];
   #calls = 0;
   #goneLive = false;
 
@@ -55,6 +57,7 @@ export class ReplayModel implements ModelClient {
     this.#answers = replay.transcript.flatMap((m, index) =>
       m.role === 'assistant' ? [index] : [],
     );
+    this.#comparable = comparable(replay.transcript);
   }
 
   /** Whether the node has left its record: its calls go to its intelligence, its tools run. */
@@ -143,10 +146,7 @@ export class ReplayModel implements ModelClient {
         recorded: `(the node made ${this.#answers.length} model calls)`,
         replayed: `(model call ${call})`,
       };
-    const messages = diffMessages(
-      comparable(this.#replay.transcript.slice(0, at)),
-      comparable(request.messages),
-    );
+    const messages = diffMessages(this.#comparable.slice(0, at), comparable(request.messages));
     if (messages !== undefined)
       return { what: messages.what, recorded: messages.a, replayed: messages.b };
     const recorded = this.#replay.calls[call - 1];

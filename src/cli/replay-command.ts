@@ -14,7 +14,7 @@ import { recordedIntelOf, resolveRunSettings, type RecordedIntel } from '../conf
 import { write, type CliIo } from './output.js';
 import { recordedIntelligence } from './recorded-run.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
-import { runSettings, type RunBegin } from './run.js';
+import { GRANT_FLAGS, runSettings, type RunBegin } from './run.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
 
 export const REPLAY_HELP = `Usage: arbor replay RUN|FILE [options]
@@ -51,13 +51,6 @@ const REPLAY_OPTIONS = {
   'continue-live': { type: 'boolean' },
   from: { type: 'string' },
 } as const;
-
-const GRANT_FLAGS = [
-  ['fs-read', 'fs_read'],
-  ['fs-write', 'fs_write'],
-  ['exec', 'exec'],
-  ['net', 'net'],
-] as const;
 
 /** A replay that never goes live needs no model: its calls are answered from the record. */
 const NO_MODEL: RecordedIntel = {

@@ -78,7 +78,8 @@ type GrantAxis = 'fs_read' | 'fs_write' | 'exec' | 'net';
 type ResumeRequest = { runId: string } & Parameters<Runtime['resumeRun']>[2];
 
 /** The grant flags a resume may narrow the recorded grant with, and the axis each names. */
-const GRANT_FLAGS = [
+/** The grant flags a resume or a replay may narrow the recorded grant with, and each one's axis. */
+export const GRANT_FLAGS = [
   ['fs-read', 'fs_read'],
   ['fs-write', 'fs_write'],
   ['exec', 'exec'],

@@ -1,5 +1,5 @@
 export { RunDiffSchema, type NodeSide, type RunDiff } from './run-diff-schema.js';
-export { diffRuns, readRecordedRun } from './run-diff.js';
+export { comparePaths, diffRuns, readRecordedRun } from './run-diff.js';
 export {
   parseForkPoint,
   replayDivergences,

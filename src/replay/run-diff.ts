@@ -135,7 +135,8 @@ function byPath(run: RecordedRun): Map<string, RecordedNode> {
 }
 
 /** Tree order: `0`, `0.1`, `0.1.1`, `0.2`, … `0.10` (numbers compared as numbers). */
-function comparePaths(a: string, b: string): number {
+/** Tree order of paths: a parent before its children, siblings by number (`0.2` before `0.10`). */
+export function comparePaths(a: string, b: string): number {
   const left = a.split('.').map(Number);
   const right = b.split('.').map(Number);
   for (let i = 0; i < Math.min(left.length, right.length); i += 1) {

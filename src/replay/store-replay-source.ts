@@ -1,9 +1,7 @@
 import {
   ArborError,
-  fromStoredEvent,
   outcomeOf,
   replayTranscript,
-  RUN_EVENT_FIELDS,
   type ReplayCall,
   type ReplayPayload,
   TrajectoryEventSchema,
@@ -72,9 +70,9 @@ export class StoreReplaySource implements ReplaySource {
       this.#unclaimed.set(node.parentId, siblings);
     }
     const events = store.listEvents(runId);
-    const { calls, tools } = modelCallsOf(events);
+    const { calls, tools, systems } = modelCallsOf(events);
     this.#tools = tools;
-    this.#systems = systemsOf(events);
+    this.#systems = systems;
     for (const event of events) {
       if (event.kind !== 'trajectory' || event.nodeId === undefined) continue;
       const read = TrajectoryEventSchema.safeParse(event.data);
@@ -160,17 +158,4 @@ function recordedEnd(node: NodeRecord): ChildEnd {
     via: 'result',
     exit: { code: null, signal: null },
   };
-}
-
-/** The system prompts the run's nodes reported (`model.system`), by digest. */
-function systemsOf(events: ReturnType<Store['listEvents']>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const event of events) {
-    if (event.kind !== 'model.system') continue;
-    const read = RUN_EVENT_FIELDS['model.system'].safeParse(
-      fromStoredEvent(event, event.runId, undefined),
-    );
-    if (read.success) out.set(read.data.digest, read.data.text);
-  }
-  return out;
 }

@@ -14,10 +14,11 @@ export type ModelCallView = ModelCallRecord & {
   tools: ToolDef[] | undefined;
 };
 
-/** A run's model calls by node id, and the tools sets they offered by digest. */
+/** A run's model calls by node id, and the tools sets and system prompts they sent by digest. */
 export interface RunModelCalls {
   calls: Map<string, ModelCallRecord[]>;
   tools: Map<string, ToolDef[]>;
+  systems: Map<string, string>;
 }
 
 /**
@@ -40,15 +41,20 @@ export function listModelCalls(
 }
 
 /**
- * The model calls the events record (`model.call`, and `model.tools` for the sets offered), by
- * node. A stored event of either type that does not hold its fields is an error naming it.
+ * The model calls the events record (`model.call`, `model.tools` for the sets offered and
+ * `model.system` for the prompts sent), by
+ * node. A stored event of one of these types that does not hold its fields is an error naming it.
  */
 export function modelCallsOf(records: readonly EventRecord[]): RunModelCalls {
   const calls = new Map<string, ModelCallRecord[]>();
   const tools = new Map<string, ToolDef[]>();
+  const systems = new Map<string, string>();
   for (const record of records) {
     if (record.nodeId === undefined) continue;
-    if (record.kind === 'model.tools') {
+    if (record.kind === 'model.system') {
+      const fields = readFields(record, 'model.system');
+      systems.set(fields.digest, fields.text);
+    } else if (record.kind === 'model.tools') {
       const fields = readFields(record, 'model.tools');
       // A set cut to the event bound is not kept: its calls say their tools were not recorded.
       if (typeof fields.tools !== 'string') tools.set(fields.digest, fields.tools);
@@ -73,10 +79,13 @@ export function modelCallsOf(records: readonly EventRecord[]): RunModelCalls {
       });
     }
   }
-  return { calls, tools };
+  return { calls, tools, systems };
 }
 
-function readFields<K extends 'model.call' | 'model.tools'>(record: EventRecord, type: K) {
+function readFields<K extends 'model.call' | 'model.tools' | 'model.system'>(
+  record: EventRecord,
+  type: K,
+) {
   const read = RUN_EVENT_FIELDS[type].safeParse(fromStoredEvent(record, record.runId, undefined));
   if (!read.success)
     throw new ArborError(

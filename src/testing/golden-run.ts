@@ -4,7 +4,12 @@ import path from 'node:path';
 import { Arbor } from '../api/arbor.js';
 import type { ReplayOptions } from '../api/options.js';
 import { shownTranscript, type TerminalStatus, type Usage } from '../protocol/index.js';
-import { replayDivergences, replayNotes, type ReplayDivergence } from '../replay/index.js';
+import {
+  comparePaths,
+  replayDivergences,
+  replayNotes,
+  type ReplayDivergence,
+} from '../replay/index.js';
 import { withStore } from '../store/index.js';
 import type { HostTool } from '../tools/index.js';
 
@@ -145,15 +150,4 @@ function refusedIn(
       return [{ run, path: where, what: `spawn: ${String(event.data.reason)}` }];
     return [];
   });
-}
-
-/** Tree order of paths: `0.2` before `0.10`. */
-function comparePaths(a: string, b: string): number {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
-    const d = (x[i] ?? -1) - (y[i] ?? -1);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
