@@ -69,6 +69,21 @@ describe('ProviderLimits', () => {
     expect(limits.check(EP, 1, T0 + 1100)).toEqual({ ok: true });
   });
 
+  it('a report that arrives late never raises what remains before the reset', () => {
+    const limits = new ProviderLimits();
+    limits.note('r', report({ requests: { limit: 3, remaining: 3, reset_ms: 1500 } }), T0);
+    for (const id of ['a', 'b', 'c']) limits.hold(id, EP, 1);
+    // The provider answered c last (nothing left) and a first, but their reports cross: c's
+    // comes in before a's. a's older count must not let a fourth call through before the reset.
+    limits.note('c', report({ requests: { limit: 3, remaining: 0, reset_ms: 1400 } }), T0 + 100);
+    limits.note('a', report({ requests: { limit: 3, remaining: 2, reset_ms: 1450 } }), T0 + 110);
+    expect(limits.check(EP, 1, T0 + 120)).toMatchObject({ ok: false, limit: 'requests' });
+    // Once the reset passes, the next report is believed as it stands.
+    expect(limits.check(EP, 1, T0 + 1500)).toEqual({ ok: true });
+    limits.note('b', report({ requests: { limit: 3, remaining: 2, reset_ms: 1500 } }), T0 + 1600);
+    expect(limits.check(EP, 1, T0 + 1600)).toEqual({ ok: true });
+  });
+
   it('weighs the estimate against tokens and Anthropic’s input tokens', () => {
     const limits = new ProviderLimits();
     limits.note(

@@ -49,21 +49,31 @@ export class ProviderLimits {
   readonly #scopes = new Map<string, ScopeState>();
   readonly #holds = new Map<string, Hold>();
 
-  /** A node's call heard from its provider: the newest report replaces what was known. */
+  /**
+   * A node's call heard from its provider. Reports from calls answered at once reach the
+   * supervisor in any order (each child has its own pipe), so a report never raises what remains
+   * of a limit before that limit's known reset: the lower count is the newer one. Otherwise the
+   * newest report replaces what was known.
+   */
   note(nodeId: string, frame: IntelLimitsFrame, now: number): void {
     const { index, scope } = frame.endpoint;
     this.release(nodeId);
     const state = this.#state(scope, index);
     state.endpoint = index;
+    const known = state.limits;
     state.limits = {};
     for (const name of NAMES) {
       const axis = frame[name];
       if (axis === undefined) continue;
-      state.limits[name] = {
+      const heard: Limit = {
         size: axis.limit,
         remaining: axis.remaining,
         resetAt: axis.reset_ms === undefined ? undefined : now + axis.reset_ms,
       };
+      const before = known[name];
+      const isStale =
+        before?.resetAt !== undefined && now < before.resetAt && heard.remaining > before.remaining;
+      state.limits[name] = isStale ? before : heard;
     }
   }
 
