@@ -1,7 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openRuntime, resolveGrant } from '../config/index.js';
-import { parseForkPoint, startReplay } from '../replay/index.js';
+import {
+  parseForkPoint,
+  recordedPlan,
+  startPlanReplay,
+  startReplay,
+  type ReplayRequest,
+} from '../replay/index.js';
 import { checkTools, commandOf, msOf } from './open-helpers.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
@@ -40,7 +46,7 @@ import type {
   RunOptions,
 } from './options.js';
 import { recordedRunOf } from './replay-source.js';
-import { planResult } from './plan-result.js';
+import { planRun } from './plan-result.js';
 import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
 import { RunHistory } from './run-history.js';
 
@@ -139,24 +145,33 @@ export class Arbor {
       const config = this.#configFor(`replay ${source}`, options);
       const narrow = this.#narrowing(options.grant);
       const from = options.from === undefined ? undefined : parseForkPoint(options.from);
-      const started = startReplay(
-        this.#runtime,
-        {
-          ...start,
-          runId,
-          config,
-          safety: await this.#safety(runId, events, config),
-          meta: { command: 'api replay', model: this.#settings.intelligence.model, warm: false },
-        },
-        {
-          runId: source,
-          tools: options.tools ?? 'recorded',
-          continueLive: options.continueLive === true,
-          ...(from === undefined ? {} : { from }),
-          ...(narrow === undefined ? {} : { grant: narrow }),
-        },
-      );
-      return rootRun(runId, started);
+      const request: ReplayRequest = {
+        runId: source,
+        tools: options.tools ?? 'recorded',
+        continueLive: options.continueLive === true,
+        ...(from === undefined ? {} : { from }),
+        ...(narrow === undefined ? {} : { grant: narrow }),
+      };
+      const replayStart = {
+        ...start,
+        runId,
+        config,
+        safety: await this.#safety(runId, events, config),
+        meta: { command: 'api replay', model: this.#settings.intelligence.model, warm: false },
+      };
+      if (this.#runtime.store.getRun(source)?.meta.plan !== undefined) {
+        // A plan run: the plan as it began runs again; the replay's run-log is its own.
+        const logPath = path.join(this.#settings.cwd, '.arbor', 'replays', `${runId}.run.toml`);
+        const plan = await recordedPlan(this.#runtime.store, source);
+        const started = await startPlanReplay(
+          this.#runtime,
+          { ...replayStart, provider: undefined, logPath },
+          request,
+          plan,
+        );
+        return planRun(runId, started);
+      }
+      return rootRun(runId, startReplay(this.#runtime, replayStart, request));
     });
   }
 
@@ -232,17 +247,7 @@ export class Arbor {
         continues: continues !== undefined,
         meta: { command: resume ? 'api plan resume' : 'api plan run' },
       });
-      const root = started.supervisor.tree.nodes()[0];
-      return {
-        control: {
-          supervisor: started.supervisor,
-          rootId: root?.id ?? '',
-          stop: (reason) => {
-            started.stop(reason);
-          },
-        },
-        result: started.done.then((end) => planResult(runId, end)),
-      };
+      return planRun(runId, started);
     });
   }
 

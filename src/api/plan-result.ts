@@ -1,12 +1,30 @@
 import { finalLeaves, leaves } from '../plan/index.js';
-import { EXIT, type PlanEnd } from '../runtime/index.js';
-import { resultOf, type RunResult } from './run-handle.js';
+import { EXIT, type PlanEnd, type StartedPlan } from '../runtime/index.js';
+import { resultOf, type RunControl, type RunResult } from './run-handle.js';
+
+/** What a handle controls and awaits for a plan run: its supervisor and plan node, its result. */
+export function planRun(
+  runId: string,
+  started: StartedPlan,
+): { control: RunControl; result: Promise<RunResult> } {
+  const root = started.supervisor.tree.nodes()[0];
+  return {
+    control: {
+      supervisor: started.supervisor,
+      rootId: root?.id ?? '',
+      stop: (reason) => {
+        started.stop(reason);
+      },
+    },
+    result: started.done.then((end) => planResult(runId, end)),
+  };
+}
 
 /**
  * A plan run's result: its text is the results of its final leaves (those nothing depends on);
  * `structured` holds the summary and every leaf's status and result.
  */
-export function planResult(runId: string, end: PlanEnd): RunResult {
+function planResult(runId: string, end: PlanEnd): RunResult {
   const all = leaves(end.plan);
   const finals = finalLeaves(end.plan);
   const text = finals

@@ -9,6 +9,9 @@ import {
   preparePlan,
   startPlan,
   type PlanEnd,
+  type PlanStart,
+  type Runtime,
+  type StartedPlan,
 } from '../runtime/index.js';
 import { withStore } from '../store/index.js';
 import { ndjsonEvents } from './event-log.js';
@@ -155,7 +158,17 @@ export async function planRun(args: string[], io: CliIo, resume: boolean): Promi
   );
 }
 
-interface PlanRunContext {
+/**
+ * A plan run started another way than `startPlan` (a replay, `arbor replay`): how it starts, and
+ * what is said once it ended.
+ */
+interface PlanBegin {
+  begin(runtime: Runtime, start: PlanStart): Promise<StartedPlan>;
+  /** Said on stderr once the plan ended; the exit code, when it replaces the outcome's. */
+  after(runtime: Runtime, runId: string, io: CliIo): Promise<number | undefined>;
+}
+
+export interface PlanRunContext {
   file: string;
   plan: Plan;
   flags: PlanRunFlags;
@@ -168,9 +181,10 @@ interface PlanRunContext {
   events: EventsMode;
   /** The id of the interrupted run this resume continues. */
   continues: string | undefined;
+  begin?: PlanBegin;
 }
 
-async function runPlanWithStore(context: PlanRunContext): Promise<number> {
+export async function runPlanWithStore(context: PlanRunContext): Promise<number> {
   const runId = context.continues ?? mintRunId();
   const unrouteWarnings = routeWarnings(context.events, runId, context.io);
   try {
@@ -188,7 +202,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
   const eventLog = context.events === 'ndjson' ? ndjsonEvents(io.stderr, runId) : undefined;
   let started;
   try {
-    started = await startPlan(runtime, {
+    started = await (context.begin?.begin ?? startPlan)(runtime, {
       runId,
       file: context.file,
       plan,
@@ -236,8 +250,10 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
   });
   tree?.start();
   let end: PlanEnd;
+  let code: number | undefined;
   try {
     end = await started.done;
+    code = await context.begin?.after(runtime, runId, io);
   } finally {
     tree?.stop();
     signals.dispose();
@@ -257,6 +273,7 @@ async function runPlanOnce(context: PlanRunContext, runId: string): Promise<numb
     await write(io.stderr, lines.join(''));
   }
   if (signals.interrupted) return EXIT.interrupted;
+  if (code !== undefined) return code;
   return end.status === 'completed' ? EXIT.ok : EXIT.partial;
 }
 

@@ -9,6 +9,7 @@ import {
   startReplay,
   type ReplayDivergence,
   type ReplayRequest,
+  type RunFile,
 } from '../replay/index.js';
 import { recordedIntelOf, resolveRunSettings, type RecordedIntel } from '../config/index.js';
 import { write, type CliIo } from './output.js';
@@ -16,6 +17,8 @@ import { recordedIntelligence } from './recorded-run.js';
 import { RUN_OPTIONS, type RunValues } from './run-options.js';
 import { GRANT_FLAGS, runSettings, type RunBegin } from './run.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
+import { replayPlanRun } from './plan-replay.js';
+import { withStore } from '../store/index.js';
 
 export const REPLAY_HELP = `Usage: arbor replay RUN|FILE [options]
 
@@ -96,6 +99,18 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
       // What never goes live needs no endpoint (and no credential): none is called.
       recorded: (db) => (givenModel || goesLive ? recordedIntel(db) : NO_MODEL),
     });
+  if (isPlanRun(file, runId, resolve))
+    return replayPlanRun({
+      runId,
+      file,
+      target,
+      request: { runId, tools, continueLive, ...(from === undefined ? {} : { from }) },
+      grantAxes: grantGiven.map(([, axis]) => axis),
+      resolve,
+      events: values.events,
+      io,
+      divergenceText,
+    });
   const begin: RunBegin = {
     label: `replaying run ${runId} as`,
     check: (runtime) => {
@@ -123,6 +138,19 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     },
   };
   return runSettings(resolve, runValues, io, io.env, undefined, begin);
+}
+
+/** Whether the run to replay is a plan run (its file says, or the store). */
+function isPlanRun(
+  file: RunFile | undefined,
+  runId: string,
+  resolve: () => { dbPath: string },
+): boolean {
+  if (file !== undefined) return file.meta?.plan !== undefined;
+  const { dbPath } = resolve();
+  return (
+    existsSync(dbPath) && withStore(dbPath, (store) => store.getRun(runId)?.meta.plan !== undefined)
+  );
 }
 
 /** The divergences of a replay as a person reads them, or that there were none. */

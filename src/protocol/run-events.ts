@@ -236,6 +236,12 @@ const FIELD_SCHEMA_MAKERS = {
   'sandbox.unavailable': () => z.object({ reason: z.string() }),
   /** Run-level: a plan run is about to write its run-log at `path` (its digest). */
   'plan.run_log': () => z.object({ path: z.string(), sha256: z.string() }),
+  /**
+   * A plan leaf's verify gate ran after its node: whether it passed, and when it failed the
+   * failure the leaf ended with (scrubbed). A replay serves it under recorded tool results.
+   */
+  'plan.verify': () =>
+    z.object({ leaf: z.string(), passed: z.boolean(), result: z.string().optional() }),
   /** Run-level: an arbor took an interrupted run over (`owner`), with its active time so far. */
   'run.resumed': () => z.object({ activeMs: z.number(), nodes: z.number(), owner: z.unknown() }),
   /**

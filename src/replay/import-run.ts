@@ -8,6 +8,8 @@ import {
 } from '../protocol/index.js';
 import { loadRunFile } from '../protocol/load-run-file.js';
 import type { RunFile } from '../protocol/run-file.js';
+
+export type { RunFile };
 import type { RunStore } from '../store/store-port.js';
 
 /** The intelligence an imported node's record names: it was never stored, and is never called. */

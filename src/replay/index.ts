@@ -8,4 +8,5 @@ export {
   type ReplayDivergence,
   type ReplayRequest,
 } from './replay-run.js';
-export { importRun, importRunFile, readRunFile } from './import-run.js';
+export { importRun, importRunFile, readRunFile, type RunFile } from './import-run.js';
+export { recordedPlan, startPlanReplay } from './plan-replay.js';

@@ -41,44 +41,13 @@ export function startReplay(
   start: RunStart,
   request: ReplayRequest,
 ): StartedRun & { source: StoreReplaySource } {
-  const source = replaySource(runtime.store, request);
+  const source = replaySource(runtime.store, request, 'run');
   const root = source.rootRecord;
-  const run = runtime.store.getRun(request.runId);
-  const imported = typeof run?.meta.imported_from === 'string';
-  if (request.tools === 'live' && imported && request.grant === undefined)
-    throw new ArborError(
-      'usage',
-      `Run \`${request.runId}\` was recorded on another machine (${String(run.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
-    );
-  // A file from elsewhere says what its nodes held; run live, it holds only what is given now: an
-  // axis not given is nothing, whatever the file claims.
-  const given =
-    request.tools === 'live' && imported
-      ? { fs_read: [], fs_write: [], exec: [], net: [], ...request.grant }
-      : request.grant;
-  const caveats =
-    given === undefined
-      ? root.payload.caveats
-      : meetGrant(root.payload.caveats, completeRequest(given), { cwd: runtime.cwd });
   const started = runtime.startRun(
-    {
-      ...start,
-      replay: source,
-      meta: {
-        ...start.meta,
-        arbor_version: ARBOR_VERSION,
-        replay_of: request.runId,
-        replay_tools: request.tools,
-        ...(request.from === undefined
-          ? {}
-          : {
-              forked_from: { run: request.runId, path: request.from.path, step: request.from.step },
-            }),
-      },
-    },
+    { ...start, replay: source, meta: replayMeta(start.meta, request) },
     {
       instruction: root.instruction,
-      caveats,
+      caveats: replayCaveats(runtime, request, root.payload.caveats),
       limits: root.payload.limits,
       warm: root.payload.warm,
     },
@@ -86,18 +55,66 @@ export function startReplay(
   return { ...started, source };
 }
 
-/** The records of `request.runId` to replay from; a usage error when the store lacks the run. */
-function replaySource(
+/** A replay's run meta: `meta`, with what it replays (and forks from). */
+export function replayMeta(
+  meta: Record<string, unknown> | undefined,
+  request: ReplayRequest,
+): Record<string, unknown> {
+  return {
+    ...meta,
+    arbor_version: ARBOR_VERSION,
+    replay_of: request.runId,
+    replay_tools: request.tools,
+    ...(request.from === undefined
+      ? {}
+      : { forked_from: { run: request.runId, path: request.from.path, step: request.from.step } }),
+  };
+}
+
+/**
+ * The grant a replay's root holds: the recorded one, narrowed by the axes given now. A run
+ * recorded on another machine runs its tools live only under a grant given now, and then holds
+ * nothing on an axis not given, whatever its file claims.
+ */
+export function replayCaveats(
+  runtime: Pick<Runtime, 'store' | 'cwd'>,
+  request: ReplayRequest,
+  recorded: Caveats,
+): Caveats {
+  const run = runtime.store.getRun(request.runId);
+  const imported = typeof run?.meta.imported_from === 'string';
+  if (request.tools === 'live' && imported && request.grant === undefined)
+    throw new ArborError(
+      'usage',
+      `Run \`${request.runId}\` was recorded on another machine (${String(run.meta.imported_from)}): its tools run live only under a grant given now (--fs-read, --fs-write, --exec, --net).`,
+    );
+  const given =
+    request.tools === 'live' && imported
+      ? { fs_read: [], fs_write: [], exec: [], net: [], ...request.grant }
+      : request.grant;
+  return given === undefined
+    ? recorded
+    : meetGrant(recorded, completeRequest(given), { cwd: runtime.cwd });
+}
+
+/**
+ * The records of `request.runId` to replay from, as a run or a plan run (`kind`); a usage error
+ * when the store lacks the run, or it is of the other kind.
+ */
+export function replaySource(
   store: Pick<RunStore, 'getRun' | 'listNodes' | 'listTranscript' | 'listEvents'>,
   request: ReplayRequest,
+  kind: 'run' | 'plan',
 ): StoreReplaySource {
   const run = store.getRun(request.runId);
   if (run === undefined)
     throw new ArborError('usage', `There is no run \`${request.runId}\` in the store to replay.`);
-  if (run.meta.plan !== undefined)
+  if ((run.meta.plan !== undefined) !== (kind === 'plan'))
     throw new ArborError(
       'usage',
-      `Run \`${request.runId}\` is a plan run: replaying plan runs is not supported yet (\`arbor runs diff\` compares two of them).`,
+      kind === 'run'
+        ? `Run \`${request.runId}\` is a plan run: replay it with \`arbor replay\`.`
+        : `Run \`${request.runId}\` is not a plan run.`,
     );
   if (run.status === 'running')
     throw new ArborError(

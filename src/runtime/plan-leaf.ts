@@ -26,7 +26,19 @@ export interface LeafDispatchOptions {
   provider: 'process' | 'spawn' | 'fork' | 'queue' | undefined;
   /** Filled in as leaves start: the node that ran each leaf (its last attempt), by leaf id. */
   nodes: Map<string, string>;
+  /** How a leaf's verify gate is run and recorded (see `VerifyGate`). */
+  verify: VerifyGate;
 }
+
+/**
+ * Runs a leaf's verify gate for the leaf's node `nodeId`: `run` runs the command; a replay may
+ * serve its recorded outcome instead. Undefined when it passed, else the leaf's failure.
+ */
+export type VerifyGate = (
+  leaf: Subtask,
+  nodeId: string,
+  run: () => Promise<LeafOutcome | undefined>,
+) => Promise<LeafOutcome | undefined>;
 
 /** Bytes of a dependency's result a dependent leaf is shown. */
 const DEP_RESULT_BYTES = 2_000;
@@ -106,17 +118,21 @@ export function leafDispatcher(
       };
     }
     if (leaf.verify !== undefined) {
-      const gate = await runVerifyGate(leaf.verify, {
-        cwd,
-        caveats,
-        timeoutMs: options.verifyTimeoutMs,
-        env: options.env,
-        sandbox: options.planNode.payload.sandbox,
-        protect: [...options.planNode.payload.protected_paths, ...protect],
-        signal,
+      const command = leaf.verify;
+      const gate = await options.verify(leaf, child.node.id, async () => {
+        const failed = await runVerifyGate(command, {
+          cwd,
+          caveats,
+          timeoutMs: options.verifyTimeoutMs,
+          env: options.env,
+          sandbox: options.planNode.payload.sandbox,
+          protect: [...options.planNode.payload.protected_paths, ...protect],
+          signal,
+        });
+        // A failed check's output is shown (the report, the run-log): it may print a secret.
+        return failed === undefined ? undefined : options.supervisor.scrubber.deep(failed);
       });
-      // A failed check's output is shown (the report, the run-log): it may print a secret.
-      if (gate !== undefined) return { ...options.supervisor.scrubber.deep(gate), ...counted };
+      if (gate !== undefined) return { ...gate, ...counted };
     }
     const artifact = await options.worktrees?.commit(leaf.id, cwd);
     return {

@@ -9,11 +9,12 @@ import {
   type FailurePolicy,
   type Plan,
   type ScheduleSummary,
+  stringifyPlan,
   type Subtask,
 } from '../plan/index.js';
-import type { Usage } from '../protocol/index.js';
-import { killAtOf, type Supervisor } from '../supervisor/index.js';
-import { leafDispatcher } from './plan-leaf.js';
+import { toStoredEvent, type Usage } from '../protocol/index.js';
+import { killAtOf, type RunStore, type Supervisor } from '../supervisor/index.js';
+import { leafDispatcher, type VerifyGate } from './plan-leaf.js';
 import { recordRunLog } from './run-log.js';
 import { mintRunId } from './run-id.js';
 import { worktreeGit } from './worktree-git.js';
@@ -37,6 +38,18 @@ export interface PlanStart extends RunStart {
    * running are re-spawned from their transcripts (see `Runtime.continuePlan`).
    */
   continues?: boolean;
+  /**
+   * Where leaves' authority resolves and their tools run; default: the runtime's directory. A
+   * replay under recorded tool results takes the recorded run's, so its leaves hold what they held.
+   */
+  cwd?: string;
+  /** Where the run-log is written; default: next to `file` (see `runLogPath`). */
+  logPath?: string;
+  /**
+   * How each leaf's verify gate is run (a replay serves recorded outcomes); default: the command
+   * runs. Either way the outcome is recorded as a `plan.verify` event on the leaf's node.
+   */
+  verify?: VerifyGate;
 }
 
 /** How a plan run ended. */
@@ -68,10 +81,10 @@ export interface StartedPlan {
  */
 export async function startPlan(runtime: Runtime, start: PlanStart): Promise<StartedPlan> {
   const { plan, config } = start;
-  const logPath = runLogPath(start.file);
+  const logPath = start.logPath ?? runLogPath(start.file);
   const count = leaves(plan).length;
   const runId = start.runId ?? mintRunId();
-  const cwd = runtime.cwd;
+  const cwd = start.cwd ?? runtime.cwd;
   const worktrees = start.worktrees
     ? await PlanWorktrees.open(cwd, runId, worktreeGit(start, runtime.env, cwd))
     : undefined;
@@ -94,7 +107,21 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
       instruction: config.instruction,
       status: 'running',
       createdAt: Date.now(),
-      meta: { ...start.meta, plan: path.resolve(start.file), run_log: path.resolve(logPath) },
+      meta: {
+        ...start.meta,
+        plan: path.resolve(start.file),
+        run_log: path.resolve(logPath),
+        // Where its leaves' relative paths resolve: a replay elsewhere holds them to it.
+        cwd,
+        // What a replay runs again: the plan as this run began it, and how it was scheduled.
+        plan_source: stringifyPlan(plan),
+        plan_options: {
+          concurrency: start.concurrency,
+          on_failure: start.onFailure,
+          worktrees: start.worktrees,
+          verify_timeout_ms: start.verifyTimeoutMs,
+        },
+      },
     });
   // Leaves are the plan's children: the plan's own concurrency bounds how many run at once.
   const supervisor = runtime.supervise(
@@ -137,6 +164,7 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
           verifyTimeoutMs: start.verifyTimeoutMs,
           worktrees,
           provider: start.provider,
+          verify: recordedVerify(store, runId, start.verify),
         }),
         // Not awaited: the scheduler goes on while the log is written; every transition is on
         // disk after the next rewrite.
@@ -194,6 +222,25 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
       stop.abort(reason);
     },
     done,
+  };
+}
+
+/** A leaf's verify gate, run (or served) as `verify` says and recorded as `plan.verify`. */
+function recordedVerify(store: RunStore, runId: string, verify: VerifyGate | undefined): VerifyGate {
+  return async (leaf, nodeId, run) => {
+    const gate = await (verify === undefined ? run() : verify(leaf, nodeId, run));
+    store.appendEvent({
+      runId,
+      nodeId,
+      ts: Date.now(),
+      ...toStoredEvent({
+        type: 'plan.verify',
+        leaf: leaf.id,
+        passed: gate === undefined,
+        ...(gate?.result === undefined ? {} : { result: gate.result }),
+      }),
+    });
+    return gate;
   };
 }
 
