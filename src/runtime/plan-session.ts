@@ -226,7 +226,11 @@ export async function startPlan(runtime: Runtime, start: PlanStart): Promise<Sta
 }
 
 /** A leaf's verify gate, run (or served) as `verify` says and recorded as `plan.verify`. */
-function recordedVerify(store: RunStore, runId: string, verify: VerifyGate | undefined): VerifyGate {
+function recordedVerify(
+  store: RunStore,
+  runId: string,
+  verify: VerifyGate | undefined,
+): VerifyGate {
   return async (leaf, nodeId, run) => {
     const gate = await (verify === undefined ? run() : verify(leaf, nodeId, run));
     store.appendEvent({
