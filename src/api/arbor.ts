@@ -8,7 +8,7 @@ import {
   startReplay,
   type ReplayRequest,
 } from '../replay/index.js';
-import { checkTools, commandOf, msOf } from './open-helpers.js';
+import { checkTools, commandOf, msOf, withReadable } from './open-helpers.js';
 import { runLogPath, stringifyPlan, type Plan } from '../plan/index.js';
 import { ArborError, type Caveats } from '../protocol/index.js';
 import {
@@ -120,7 +120,11 @@ export class Arbor {
     return this.#start(runId, options.signal, async (start, events) => {
       if (instruction.trim() === '')
         throw new ArborError('usage', '`run` needs an instruction: what the agent is to do.');
-      const config = this.#configFor(instruction, options);
+      const config = withReadable(
+        this.#configFor(instruction, options),
+        options.grantRead,
+        this.#settings.cwd,
+      );
       const started = this.#runtime.startRun({
         ...start,
         ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),

@@ -1,5 +1,8 @@
+import path from 'node:path';
+import { canonicalPath } from '../authority/index.js';
 import { MAX_DURATION_MS, parseDuration } from '../config/index.js';
 import { ArborError } from '../protocol/index.js';
+import type { RunConfig } from '../runtime/index.js';
 import type { ChildCommand } from '../supervisor/index.js';
 import type { HostTool } from '../tools/index.js';
 import type { ArborOptions } from './options.js';
@@ -33,4 +36,16 @@ export function checkTools(tools: readonly HostTool[]): void {
       throw new ArborError('config', `Arbor.open: two host tools are named \`${tool.name}\`.`);
     seen.add(tool.name);
   }
+}
+
+/** The run's config with `paths` added to its grant's `fs_read` (as the real paths they are). */
+export function withReadable(
+  config: RunConfig,
+  paths: readonly string[] | undefined,
+  cwd: string,
+): RunConfig {
+  const read = config.grant.fs_read;
+  if (paths === undefined || paths.length === 0 || read === 'all') return config;
+  const added = paths.map((entry) => canonicalPath(path.resolve(cwd, entry)));
+  return { ...config, grant: { ...config.grant, fs_read: [...read, ...added] } };
 }

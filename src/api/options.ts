@@ -149,6 +149,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A caller's W3C `traceparent`: with tracing on, the run's trace continues the caller's. */
   traceparent?: string;
+  /**
+   * Paths this run may read besides the instance's grant, added to its `fs_read` (relative to
+   * `cwd`): the files a caller sent with an `arbor serve` task. arbor's own state stays hidden.
+   */
+  grantRead?: readonly string[];
 }
 
 /** Options of a resume: the run's record is kept, and may only be narrowed or extended in time. */

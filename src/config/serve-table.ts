@@ -100,6 +100,15 @@ export const ServeTableSchema = z
       .describe(
         "The largest request body taken, in bytes (default 4194304, 4 MiB); a larger one is refused with 413 before it is read whole. At most 16 MiB: a task's message travels to its agent in one protocol frame.",
       ),
+    max_file_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_FRAME_BYTES)
+      .optional()
+      .describe(
+        "The largest file a message may carry inline, in bytes (default 1048576, 1 MiB); a larger one is refused naming this setting. Text files only; the request body's own limit (`max_body_bytes`) still holds, and base64 makes a file a third larger in it.",
+      ),
     public_url: z
       .url()
       .optional()

@@ -2,12 +2,35 @@ import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import type { ServeTable } from '../config/index.js';
 import { ARBOR_VERSION } from '../protocol/index.js';
 
+/** Where the agent card is served. */
+export const CARD_PATH = '/.well-known/agent-card.json';
+
 /** Where the JSON-RPC interface is served. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 
+/** The media types a task's message may carry, and an answer comes in. */
+const INPUT_MODES = ['text/plain', 'application/json'];
+const OUTPUT_MODES = ['text/plain', 'application/json'];
+
+/**
+ * The skill a card lists when `[[serve.skill]]` lists none: A2A requires at least one, and what
+ * any `arbor serve` does is take a task and delegate it through a tree of agents.
+ */
+const DEFAULT_SKILL: AgentSkill = {
+  id: 'delegate',
+  name: 'Delegate a task',
+  description:
+    'Takes a task in plain language (with JSON data or text files if useful), runs it as a tree of bounded, isolated LLM agents under the server’s grant and limits, and returns one answer; it may ask a question back (input required) before it ends.',
+  tags: ['delegation', 'agents', 'orchestration'],
+  examples: ['Summarise README.md and list its open questions.'],
+  inputModes: INPUT_MODES,
+  outputModes: OUTPUT_MODES,
+  securityRequirements: [],
+};
+
 /** The agent card of `arbor serve`, for a server reached at `baseUrl`. */
 export function agentCard(baseUrl: string, serve: ServeTable | undefined): AgentCard {
-  const skills: AgentSkill[] = (serve?.skill ?? []).map((skill) => ({
+  const configured: AgentSkill[] = (serve?.skill ?? []).map((skill) => ({
     id: skill.id,
     name: skill.name,
     description: skill.description,
@@ -17,6 +40,7 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
     outputModes: [],
     securityRequirements: [],
   }));
+  const skills = configured.length === 0 ? [DEFAULT_SKILL] : configured;
   return {
     name: serve?.name ?? 'arbor',
     description:
@@ -52,8 +76,8 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
       },
     },
     securityRequirements: [{ schemes: { bearer: { list: [] } } }],
-    defaultInputModes: ['text/plain', 'application/json'],
-    defaultOutputModes: ['text/plain', 'application/json'],
+    defaultInputModes: INPUT_MODES,
+    defaultOutputModes: OUTPUT_MODES,
     skills,
     signatures: [],
   };

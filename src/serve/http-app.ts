@@ -8,7 +8,8 @@ import {
   validateVersion,
   type A2ARequestHandler,
 } from '@a2a-js/sdk/server';
-import { cardJson, JSONRPC_PATH } from './agent-card.js';
+import { CARD_PATH, cardJson, JSONRPC_PATH } from './agent-card.js';
+import { cardResponse } from './card-response.js';
 import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import type { Principal, Principals } from './principals.js';
@@ -55,6 +56,8 @@ interface Env {
 export function httpApp(options: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
   const rpc = new JsonRpcTransportHandler(options.handler);
+  // The card's `Last-Modified`: it changes only when the server starts on a new configuration.
+  const startedAt = new Date();
 
   app.get('/healthz', (c) =>
     options.state.alive() ? c.text('ok\n') : c.text('the supervisor has stalled\n', 503),
@@ -100,14 +103,19 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       setting: '[serve] max_body_bytes',
       refuse: (c, { status, message }) =>
-        c.req.path === JSONRPC_PATH
+        c.req.path.replace(/\/$/, '') === JSONRPC_PATH
           ? c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, status)
           : c.json({ error: message }, status),
     }),
   );
 
-  app.get('/.well-known/agent-card.json', (c) =>
-    c.json(cardJson(options.card((c.req.header('host') ?? new URL(c.req.url).host).toLowerCase()))),
+  // A client may add a trailing slash to any A2A path.
+  app.on('GET', [CARD_PATH, `${CARD_PATH}/`], (c) =>
+    cardResponse(
+      c.req.raw,
+      cardJson(options.card((c.req.header('host') ?? new URL(c.req.url).host).toLowerCase())),
+      startedAt,
+    ),
   );
 
   app.get('/metrics', async (c) => {
@@ -120,7 +128,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
 
   if (options.dashboard !== undefined) app.route('/', options.dashboard);
 
-  app.post(JSONRPC_PATH, async (c) => {
+  app.on('POST', [JSONRPC_PATH, `${JSONRPC_PATH}/`], async (c) => {
     const principal = c.get('principal');
     if (principal === undefined) return unauthorized(c, 'principal');
     const text = await c.req.text();

@@ -83,9 +83,9 @@ export class Notifications {
     return found;
   }
 
+  /** Deletes a config; one already gone is not an error (a retried delete succeeds). */
   delete(taskId: string, id: string): void {
-    if (!this.#store.deletePush(taskId, id))
-      throw new TaskNotFoundError(`No push notification config \`${id}\` on task ${taskId}.`);
+    this.#store.deletePush(taskId, id);
   }
 
   /** A task was saved: when its state changed, each of its push configs is told. */

@@ -15,6 +15,8 @@ import { Principals } from './principals.js';
 import { serveSecrets } from './serve-secrets.js';
 import { ServeMetrics } from './serve-metrics.js';
 import { TaskService } from './task-service.js';
+import { TaskInbox } from './task-inbox.js';
+import { DEFAULT_MAX_FILE_BYTES } from './message-input.js';
 import { ResourceWatch } from './resource-watch.js';
 import { scheduleTools, type ScheduleHost } from './schedule-tools.js';
 import { Triggers } from './triggers.js';
@@ -100,6 +102,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store,
     metrics,
     maxRuns,
+    inbox: new TaskInbox(),
+    maxFileBytes: table?.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
     onChange: (task) => {
       notifications.taskChanged(task);
     },

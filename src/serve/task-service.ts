@@ -11,13 +11,14 @@ import type { RunHandle } from '../api/run-handle.js';
 import type { ArborEvent } from '../runtime/index.js';
 import type { SqliteStore, TaskRecord } from '../store/index.js';
 import { LiveTask, type OpenGate } from './live-task.js';
+import { readMessage, taskInstruction } from './message-input.js';
 import type { Principal } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
+import type { TaskInbox } from './task-inbox.js';
 import {
   agentMessage,
   isFinal,
   LIVE_STATES,
-  messageText,
   newTask,
   stateOfStatus,
   textPart,
@@ -37,6 +38,9 @@ export interface TaskServiceOptions {
   metrics: ServeMetrics;
   /** Runs going at once, across principals. */
   maxRuns: number;
+  /** Where the files sent with a task are saved, and the largest one taken (bytes). */
+  inbox: TaskInbox;
+  maxFileBytes: number;
   /** A task waits for a person (the `on_gate` webhook, push notifications). */
   onGate?(task: Task, gate: OpenGate): void;
   /** A task's state changed (push notifications). */
@@ -83,11 +87,16 @@ export class TaskService {
 
   /** Starts a task on a message: its run starts and the task is saved, WORKING, before this returns. */
   create(message: Message, principal: Principal, traceparent?: string): LiveTask {
-    const instruction = messageText(message).trim();
-    if (instruction === '')
-      throw new RequestMalformedError('The message has no text: say what the agent is to do.');
+    const input = readMessage(message, { maxFileBytes: this.#o.maxFileBytes, allowFiles: true });
+    if (input.text.trim() === '' && input.files.length === 0)
+      throw new RequestMalformedError(
+        'The message has no text, data or file part: say what the agent is to do.',
+      );
     this.#admit(principal);
     const id = randomUUID();
+    // The task's node may read its own inbox directory, and no other.
+    const inbox = input.files.length === 0 ? undefined : this.#o.inbox.save(id, input.files);
+    const instruction = taskInstruction(input.text.trim(), inbox?.saved ?? []);
     const contextId = message.contextId === '' ? randomUUID() : message.contextId;
     const task = newTask(
       id,
@@ -100,7 +109,10 @@ export class TaskService {
     return this.#follow(
       task,
       principal.name,
-      this.#o.arbor.run(instruction, traceparent === undefined ? {} : { traceparent }),
+      this.#o.arbor.run(instruction, {
+        ...(traceparent === undefined ? {} : { traceparent }),
+        ...(inbox === undefined ? {} : { grantRead: [inbox.dir] }),
+      }),
       'a2a',
       'The run started.',
     );
@@ -151,8 +163,8 @@ export class TaskService {
       throw new UnsupportedOperationError(
         `Task ${taskId} is not waiting for input (it is ${TaskState[stored.status?.state ?? 0]}); a message on a task answers its question.`,
       );
-    const text = messageText(message).trim();
-    if (text === '') throw new RequestMalformedError('The reply has no text.');
+    const text = readMessage(message, { maxFileBytes: 0, allowFiles: false }).text.trim();
+    if (text === '') throw new RequestMalformedError('The reply has no text or data part.');
     live.answer(gate, { ...message, taskId, contextId: stored.contextId }, text);
     return live;
   }

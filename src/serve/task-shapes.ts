@@ -77,27 +77,6 @@ export function agentMessage(
   };
 }
 
-/** A message's text: its text parts joined, and its data parts as JSON. */
-export function messageText(message: Message): string {
-  return message.parts
-    .map((part) => {
-      const content = part.content;
-      if (content === undefined) return '';
-      switch (content.$case) {
-        case 'text':
-          return content.value;
-        case 'data':
-          return JSON.stringify(content.value);
-        case 'url':
-          return content.value;
-        case 'raw':
-          return '';
-      }
-    })
-    .filter((text) => text !== '')
-    .join('\n');
-}
-
 /** The artifact of a finished run: its answer, as text or as the structured value it is. */
 export function answerArtifact(text: string, structured: unknown): Artifact {
   return {

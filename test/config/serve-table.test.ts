@@ -39,6 +39,11 @@ describe('[serve] as the config file gives it', () => {
       { max_body_bytes: 64 * 1024 * 1024 },
       '`max_body_bytes`: expected number <= 16777216, got 67108864',
     ],
+    [
+      'a file limit of 0 bytes',
+      { max_file_bytes: 0 },
+      '`max_file_bytes`: expected number >= 1, got 0',
+    ],
   ])('refuses %s, naming the key', (_name, table, message) => {
     expect(problems(table)).toBe(message);
   });
@@ -47,6 +52,7 @@ describe('[serve] as the config file gives it', () => {
     [{ on_gate: { url: 'https://hooks.example.com/gate' } }],
     [{ on_gate: { url: 'http://127.0.0.1:9000/gate' }, webhook_allow: ['127.0.0.1:9000'] }],
     [{ max_body_bytes: 16 * 1024 * 1024 }],
+    [{ max_file_bytes: 65536 }],
     [{}],
   ])('takes %j', (table) => {
     expect(problems(table)).toBeUndefined();
