@@ -5,6 +5,9 @@ import { ARBOR_VERSION } from '../protocol/index.js';
 /** Where the JSON-RPC interface is served. */
 export const JSONRPC_PATH = '/a2a/jsonrpc';
 
+/** Where the HTTP+JSON (REST) interface is served: `/a2a/rest/message:send`, `/a2a/rest/tasks`, … */
+export const REST_PATH = '/a2a/rest';
+
 /** The agent card of `arbor serve`, for a server reached at `baseUrl`. */
 export function agentCard(baseUrl: string, serve: ServeTable | undefined): AgentCard {
   const skills: AgentSkill[] = (serve?.skill ?? []).map((skill) => ({
@@ -26,6 +29,12 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
       {
         url: `${baseUrl}${JSONRPC_PATH}`,
         protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+      {
+        url: `${baseUrl}${REST_PATH}`,
+        protocolBinding: 'HTTP+JSON',
         tenant: '',
         protocolVersion: '1.0',
       },
