@@ -23,6 +23,8 @@ const EDGE_MODULES = [
   'src/store/rows.ts',
   // JSON-RPC request bodies `arbor serve` is sent.
   'src/serve/http-app.ts',
+  // HTTP+JSON (REST) request bodies `arbor serve` is sent.
+  'src/serve/rest-call.ts',
   // Child results that are JSON text, re-parsed for the parent.
   'src/supervisor/node/distill.ts',
   // Log and crash-report lines a child writes on stderr, shown by their message.

@@ -28,6 +28,9 @@ const DEFAULT_SKILL: AgentSkill = {
   securityRequirements: [],
 };
 
+/** Where the HTTP+JSON (REST) interface is served: `/a2a/rest/message:send`, `/a2a/rest/tasks`, … */
+export const REST_PATH = '/a2a/rest';
+
 /** The agent card of `arbor serve`, for a server reached at `baseUrl`. */
 export function agentCard(baseUrl: string, serve: ServeTable | undefined): AgentCard {
   const configured: AgentSkill[] = (serve?.skill ?? []).map((skill) => ({
@@ -50,6 +53,12 @@ export function agentCard(baseUrl: string, serve: ServeTable | undefined): Agent
       {
         url: `${baseUrl}${JSONRPC_PATH}`,
         protocolBinding: 'JSONRPC',
+        tenant: '',
+        protocolVersion: '1.0',
+      },
+      {
+        url: `${baseUrl}${REST_PATH}`,
+        protocolBinding: 'HTTP+JSON',
         tenant: '',
         protocolVersion: '1.0',
       },

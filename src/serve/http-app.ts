@@ -1,19 +1,19 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { streamSSE } from 'hono/streaming';
-import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
+import type { AgentCard } from '@a2a-js/sdk';
 import {
   JsonRpcTransportHandler,
-  ServerCallContext,
   validateVersion,
   type A2ARequestHandler,
 } from '@a2a-js/sdk/server';
-import { CARD_PATH, cardJson, JSONRPC_PATH } from './agent-card.js';
+import { CARD_PATH, cardJson, JSONRPC_PATH, REST_PATH } from './agent-card.js';
 import { cardResponse } from './card-response.js';
-import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
-import type { Principal, Principals } from './principals.js';
+import { BEARER_REQUIRED, callContext, type PrincipalEnv as Env } from './call-context.js';
+import type { Principals } from './principals.js';
+import { restError, restRoutes } from './rest-routes.js';
 import type { ServeMetrics } from './serve-metrics.js';
+import { sseAnswer } from './sse-answer.js';
 import type { DashboardEnv } from '../dashboard/routes.js';
 
 /** What the HTTP surface asks of the server. */
@@ -42,16 +42,13 @@ export interface HttpAppOptions {
   dashboard?: Hono<DashboardEnv>;
 }
 
-interface Env {
-  Variables: { principal: Principal | undefined };
-}
-
 /**
- * The HTTP surface of `arbor serve`: the agent card, A2A over JSON-RPC (SSE for streams), health,
- * readiness and metrics. Everything but the probes checks `Host` and `Origin` first (a web page in
- * the user's browser reaching a loopback port by DNS rebinding or a cross-site request is turned
- * away), and everything but the card and the probes needs a principal's bearer token. Every
- * request body is bounded in size and nesting before any route reads it (`bodyLimit`).
+ * The HTTP surface of `arbor serve`: the agent card, A2A over JSON-RPC and over HTTP+JSON (one
+ * handler, one call context; SSE for streams), health, readiness and metrics. Everything but the
+ * probes checks `Host` and `Origin` first (a web page in the user's browser reaching a loopback
+ * port by DNS rebinding or a cross-site request is turned away), and everything but the card and
+ * the probes needs a principal's bearer token. Every request body is bounded in size and nesting
+ * before any route reads it (`bodyLimit`).
  */
 export function httpApp(options: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
@@ -92,7 +89,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     cors({
       origin: (origin) => (options.origins.has(origin.toLowerCase()) ? origin : null),
       allowHeaders: ['authorization', 'content-type', 'a2a-version', 'a2a-extensions'],
-      allowMethods: ['GET', 'POST'],
+      allowMethods: ['GET', 'POST', 'DELETE'],
       maxAge: 600,
     }),
   );
@@ -102,10 +99,12 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     bodyLimit({
       maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       setting: '[serve] max_body_bytes',
-      refuse: (c, { status, message }) =>
-        c.req.path.replace(/\/$/, '') === JSONRPC_PATH
-          ? c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, status)
-          : c.json({ error: message }, status),
+      refuse: (c, { status, message }) => {
+        if (c.req.path.replace(/\/$/, '') === JSONRPC_PATH)
+          return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, status);
+        if (c.req.path.startsWith(`${REST_PATH}/`)) return restError(status, message);
+        return c.json({ error: message }, status);
+      },
     }),
   );
 
@@ -126,6 +125,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     return c.body(body, 200, { 'content-type': contentType });
   });
 
+  app.route('/', restRoutes(options.handler));
   if (options.dashboard !== undefined) app.route('/', options.dashboard);
 
   app.on('POST', [JSONRPC_PATH, `${JSONRPC_PATH}/`], async (c) => {
@@ -145,19 +145,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
         },
       });
     }
-    const version = c.req.header(A2A_VERSION_HEADER);
-    // Ends the readers of a task when the caller goes away, so none is left waiting.
-    const gone = new AbortController();
-    const context = new ServerCallContext({
-      ...(version === undefined ? {} : { requestedVersion: version }),
-      state: new Map<string, unknown>([
-        [PRINCIPAL_KEY, principal],
-        [SIGNAL_KEY, AbortSignal.any([c.req.raw.signal, gone.signal])],
-        ...(c.req.header('traceparent') === undefined
-          ? []
-          : [[TRACEPARENT_KEY, c.req.header('traceparent')] as [string, unknown]]),
-      ]),
-    });
+    const { context, gone } = callContext(c.req.raw, principal);
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return c.json({
         jsonrpc: '2.0',
@@ -166,46 +154,22 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
       });
     const request = body as Record<string, unknown>;
     const id = typeof request.id === 'string' || typeof request.id === 'number' ? request.id : null;
+    const rpcError = (error: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+    });
     try {
       validateVersion(context.requestedVersion, await options.handler.getAgentCard(), 'JSONRPC');
     } catch (error) {
-      return c.json({
-        jsonrpc: '2.0',
-        id,
-        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
-      });
+      return c.json(rpcError(error));
     }
     const answer = await rpc.handle(request, context);
     if (!(Symbol.asyncIterator in answer)) return c.json(answer);
-    const iterator = answer[Symbol.asyncIterator]();
-    let first: IteratorResult<unknown>;
-    try {
-      first = await iterator.next();
-    } catch (error) {
-      return c.json({
-        jsonrpc: '2.0',
-        id,
-        error: JsonRpcTransportHandler.mapToJSONRPCError(error),
-      });
-    }
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => {
-        gone.abort();
-        void iterator.return(undefined);
-      });
-      try {
-        for (let next = first; next.done !== true; next = await iterator.next())
-          await stream.writeSSE({ data: JSON.stringify(next.value) });
-      } catch (error) {
-        await stream.writeSSE({
-          event: 'error',
-          data: JSON.stringify({
-            jsonrpc: '2.0',
-            id,
-            error: JsonRpcTransportHandler.mapToJSONRPCError(error),
-          }),
-        });
-      }
+    return sseAnswer(c, answer, gone, {
+      event: (value) => value,
+      error: rpcError,
+      refuse: (error) => c.json(rpcError(error)),
     });
   });
   return app;
@@ -214,7 +178,7 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
 function unauthorized(c: Context<Env>, need: 'operator' | 'principal'): Response {
   const principal = c.get('principal');
   if (principal === undefined)
-    return c.json({ error: 'A bearer token is required (Authorization: Bearer TOKEN).' }, 401, {
+    return c.json({ error: BEARER_REQUIRED }, 401, {
       'www-authenticate': 'Bearer',
     });
   return c.json({ error: `${principal.name} is not an ${need}.` }, 403);

@@ -6,6 +6,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
 import { resolveRunSettings, type RunFlags, type ServeTable } from '../../src/config/index.js';
@@ -154,18 +155,35 @@ export function userMessage(
   };
 }
 
-/** The A2A SDK's own client for a server, sending `token`. */
-export async function sdkClient(url: string, token: string): Promise<Client> {
+/** The two A2A bindings `arbor serve` speaks, as its card names them. */
+export type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+/**
+ * The A2A SDK's own client for a server, sending `token`, over `binding` (JSON-RPC unless told).
+ * Each URL it calls is put in `called`, when given.
+ */
+export async function sdkClient(
+  url: string,
+  token: string,
+  binding: Binding = 'JSONRPC',
+  called?: string[],
+): Promise<Client> {
   const authFetch: typeof fetch = (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('authorization', `Bearer ${token}`);
+    called?.push(input instanceof Request ? input.url : String(input));
     return fetch(input, { ...init, headers });
   };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      // The options class is not exported; a plain object of its one field is what it holds.
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-      transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
+      // The options classes are not exported; a plain object of its one field is what each holds.
+      transports: [
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+        new JsonRpcTransportFactory({ fetchImpl: authFetch }),
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+        new RestTransportFactory({ fetchImpl: authFetch }),
+      ],
+      preferredTransports: [binding],
     }),
   );
   return factory.createFromUrl(url);
