@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +36,43 @@ async function pair(
     { cwd: aDir, env: { ...env, PEER_B_TOKEN: peer.token } },
   );
   return { front, aLlm, aDir, peer, bLlm };
+}
+
+/**
+ * A front for a peer that serves its agent card with only the HTTP+JSON interface, at the front's
+ * own address, and passes every other request through; `target` is the peer, set once it runs.
+ */
+async function restOnlyFront() {
+  const target: { url?: string } = {};
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    const upstream = new URL(req.url ?? '/', target.url);
+    seen.push(`${req.method} ${upstream.pathname}`);
+    const headers = { ...req.headers, host: upstream.host };
+    const forward = http.request(upstream, { method: req.method, headers }, (reply) => {
+      if (!upstream.pathname.startsWith('/.well-known/')) {
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+      reply.on('end', () => {
+        const card = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          supportedInterfaces: { url: string; protocolBinding: string }[];
+        };
+        card.supportedInterfaces = card.supportedInterfaces
+          .filter((i) => i.protocolBinding === 'HTTP+JSON')
+          .map((i) => ({ ...i, url: i.url.replace(new URL(i.url).origin, front) }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(card));
+      });
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const front = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: front, target, seen, close: () => server.close() };
 }
 
 const delegate = (instruction: string) => ({
@@ -124,6 +163,30 @@ describe('the a2a provider: one arbor serve delegating to another', () => {
     expect(cancelled.result?.status.state).toBe('TASK_STATE_CANCELED');
     const remote = await callRpc(peer.url, peer.token, 'ListTasks', {});
     expect(remote.result?.tasks?.[0]?.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('reaches a peer whose card offers only HTTP+JSON over that binding, with its token', async () => {
+    const rest = await restOnlyFront();
+    const { front, aLlm, peer } = await pair(
+      { scripts: [{ steps: [delegate('Over REST, please.'), { text: 'A relays B' }] }] },
+      { scripts: [{ steps: [{ text: 'remote answer over rest' }] }] },
+      rest.url,
+    );
+    rest.target.url = peer.url;
+    try {
+      const sent = await callRpc(front.url, front.token, 'SendMessage', {
+        message: userMessage('Ask the peer.'),
+      });
+      expect(sent.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+      // Without its token the peer answers 401, and the tool result says the peer refused.
+      expect(toolResults(aLlm.requests.at(-1)?.body).join('\n')).toContain(
+        'remote answer over rest',
+      );
+      expect(rest.seen.some((line) => line.startsWith('POST /a2a/rest/'))).toBe(true);
+      expect(rest.seen.some((line) => line.includes('/a2a/jsonrpc'))).toBe(false);
+    } finally {
+      rest.close();
+    }
   });
 
   it('makes a peer that is down a tool error the agent can answer, never a crash', async () => {

@@ -3,6 +3,7 @@ import {
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
+  RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk/client';
 import { randomUUID } from 'node:crypto';
@@ -90,9 +91,15 @@ export async function connect(
   };
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      // The options class is not exported; a plain object of its one field is what it holds.
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-      transports: [new JsonRpcTransportFactory({ fetchImpl: withHeaders })],
+      // Both bindings carry the peer's headers: a peer whose card lists HTTP+JSON first is
+      // called over it, and the SDK's default REST transport would send no token. The options
+      // classes are not exported; a plain object of their one field is what they hold.
+      transports: [
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+        new JsonRpcTransportFactory({ fetchImpl: withHeaders }),
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+        new RestTransportFactory({ fetchImpl: withHeaders }),
+      ],
     }),
   );
   const card = factory.createFromUrl(peer.url.replace(/\/+$/, ''));
