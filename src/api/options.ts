@@ -149,6 +149,13 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A caller's W3C `traceparent`: with tracing on, the run's trace continues the caller's. */
   traceparent?: string;
+  /**
+   * Narrows the instance's grant for this run, axis by axis (never widens it): each axis given
+   * meets the instance's. Paths are taken relative to the instance's `cwd`.
+   */
+  grant?: Pick<GrantOption, 'fsRead' | 'fsWrite' | 'exec' | 'net'>;
+  /** Lowers the tree's ceilings for this run (never raises them): tokens, and USD. */
+  budget?: { tokens?: number; usd?: number };
 }
 
 /** Options of a resume: the run's record is kept, and may only be narrowed or extended in time. */
