@@ -13,6 +13,7 @@ import { PRINCIPAL_KEY, SIGNAL_KEY, TRACEPARENT_KEY } from './a2a-handler.js';
 import { bodyLimit, DEFAULT_MAX_BODY_BYTES } from './body-limit.js';
 import type { Principal, Principals } from './principals.js';
 import type { ServeMetrics } from './serve-metrics.js';
+import type { McpSessions } from './mcp/mcp-sessions.js';
 import type { DashboardEnv } from '../dashboard/routes.js';
 
 /** What the HTTP surface asks of the server. */
@@ -39,6 +40,8 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** The web dashboard, at `/` and under `/ui/`. */
   dashboard?: Hono<DashboardEnv>;
+  /** MCP over Streamable HTTP, at `/mcp`. */
+  mcp?: McpSessions;
 }
 
 interface Env {
@@ -88,8 +91,17 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     '*',
     cors({
       origin: (origin) => (options.origins.has(origin.toLowerCase()) ? origin : null),
-      allowHeaders: ['authorization', 'content-type', 'a2a-version', 'a2a-extensions'],
-      allowMethods: ['GET', 'POST'],
+      allowHeaders: [
+        'authorization',
+        'content-type',
+        'a2a-version',
+        'a2a-extensions',
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'last-event-id',
+      ],
+      allowMethods: ['GET', 'POST', 'DELETE'],
+      exposeHeaders: ['mcp-session-id'],
       maxAge: 600,
     }),
   );
@@ -117,6 +129,14 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     const { contentType, body } = await options.metrics.text();
     return c.body(body, 200, { 'content-type': contentType });
   });
+
+  const mcp = options.mcp;
+  if (mcp !== undefined)
+    app.all('/mcp', (c) => {
+      const principal = c.get('principal');
+      if (principal === undefined) return unauthorized(c, 'principal');
+      return mcp.handle(c.req.raw, principal);
+    });
 
   if (options.dashboard !== undefined) app.route('/', options.dashboard);
 

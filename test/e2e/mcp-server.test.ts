@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -128,6 +129,25 @@ describe('arbor mcp (a real process, the MCP SDK client over stdio)', () => {
     expect(textOf(again)).toBe('forty-two');
     const { tasks } = await second.client.experimental.tasks.listTasks();
     expect(tasks.map((task) => task.taskId)).toContain(taskId);
+  });
+
+  it('runs arbor.plan from TOML text, and from a plan file over stdio', async () => {
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'leaf done' }] }] });
+    const { client, cwd } = await connectArborMcp(['--intel', llm.url, '--model', 'm']);
+    const plan = '[[subtask]]\nid = "only"\ninstruction = "Say done."\n';
+    const fromText = (await client.callTool({
+      name: 'arbor.plan',
+      arguments: { plan },
+    })) as CallToolResult;
+    expect(fromText.isError).toBe(false);
+    expect(fromText.structuredContent).toMatchObject({ status: 'completed' });
+    writeFileSync(join(cwd, 'plan.toml'), plan);
+    const fromFile = (await client.callTool({
+      name: 'arbor.plan',
+      arguments: { path: 'plan.toml' },
+    })) as CallToolResult;
+    expect(fromFile.structuredContent).toMatchObject({ status: 'completed' });
+    expect(llm.requests).toHaveLength(2);
   });
 
   it('cancels a task: tasks/cancel stops the run tree, recorded as cancelled', async () => {

@@ -18,6 +18,8 @@ export interface ArborMcpOptions {
   cwd: string;
   transport: 'stdio' | 'http';
   version: string;
+  /** Over HTTP: the principal whose tasks these are (see `ArborTaskStore`). */
+  owner?: string;
 }
 
 /**
@@ -30,10 +32,14 @@ export class ArborMcp {
   readonly #tasks: ArborTaskStore;
 
   constructor(options: ArborMcpOptions) {
-    this.#tasks = new ArborTaskStore(options.store, (taskId, reason) =>
-      this.#cancelRun(taskId, reason),
+    this.#tasks = new ArborTaskStore(
+      options.store,
+      (taskId, reason) => this.#cancelRun(taskId, reason),
+      options.owner,
     );
-    this.#tasks.settleAbandoned();
+    // Tasks a dead server left are settled (a live one's runs are running, and left alone);
+    // `arbor serve` does it once, not per session.
+    if (options.transport === 'stdio') this.#tasks.settleAbandoned();
     this.server = new McpServer(
       { name: 'arbor', version: options.version },
       {

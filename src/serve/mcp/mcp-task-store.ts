@@ -38,10 +38,20 @@ function isTerminalStatus(status: TaskStatus): boolean {
 export class ArborTaskStore implements TaskStore {
   readonly #store: SqliteStore;
   readonly #cancelRun: (taskId: string, reason: string) => Promise<void>;
+  readonly #owner: string | undefined;
 
-  constructor(store: SqliteStore, cancelRun: (taskId: string, reason: string) => Promise<void>) {
+  /**
+   * `owner` (a principal of `arbor serve`) stands for the transport's session: a caller sees its
+   * tasks from any session it opens, and never another's.
+   */
+  constructor(
+    store: SqliteStore,
+    cancelRun: (taskId: string, reason: string) => Promise<void>,
+    owner?: string,
+  ) {
     this.#store = store;
     this.#cancelRun = cancelRun;
+    this.#owner = owner;
   }
 
   createTask(
@@ -53,9 +63,10 @@ export class ArborTaskStore implements TaskStore {
     const now = Date.now();
     const name = request.params?.name;
     const runId = params.context?.runId;
+    const session = this.#owner ?? sessionId;
     const record: McpTaskRecord = {
       id: randomUUID(),
-      ...(sessionId === undefined ? {} : { session: sessionId }),
+      ...(session === undefined ? {} : { session }),
       status: 'working',
       ttlMs: Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS),
       pollMs: POLL_MS,
@@ -127,7 +138,7 @@ export class ArborTaskStore implements TaskStore {
     this.#store.tasks.mcp.deleteExpired(Date.now());
     const page = this.#store.tasks.mcp
       .list(cursor, PAGE)
-      .filter((record) => isVisible(record, sessionId));
+      .filter((record) => isVisible(record, this.#owner ?? sessionId));
     const last = page.length === PAGE ? page.at(-1)?.id : undefined;
     return Promise.resolve({
       tasks: page.map(taskOf),
@@ -164,7 +175,7 @@ export class ArborTaskStore implements TaskStore {
 
   #visible(taskId: string, sessionId: string | undefined): McpTaskRecord | undefined {
     const record = this.#store.tasks.mcp.get(taskId);
-    if (record === undefined || !isVisible(record, sessionId)) return undefined;
+    if (record === undefined || !isVisible(record, this.#owner ?? sessionId)) return undefined;
     if (record.ttlMs !== null && record.createdAt + record.ttlMs < Date.now()) return undefined;
     return record;
   }
