@@ -256,6 +256,50 @@ describe('arbor mcp (a real process, the MCP SDK client over stdio)', () => {
     expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain('Blue.');
   });
 
+  it('never puts a security approval (a policy `ask`) to the caller, even one that can elicit', async () => {
+    const llm = await fakeLlm({
+      scripts: [
+        {
+          steps: [
+            { tool_calls: [{ name: 'fs.read', args: { path: 'notes.txt' } }] },
+            { text: 'did not read it' },
+          ],
+        },
+      ],
+    });
+    const cwd = mcpWorkdir();
+    writeFileSync(join(cwd, 'notes.txt'), 'secret notes');
+    writeFileSync(
+      join(cwd, 'arbor.toml'),
+      '[[security.policy]]\nmatch = { tool = "fs.read" }\naction = "ask"\nquestion = "Let it read?"\ntimeout_ms = 300\n',
+    );
+    const { client } = await connectArborMcp(
+      ['--intel', llm.url, '--model', 'm', '--config', 'arbor.toml'],
+      { cwd, capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { answer: 'yes' } };
+    });
+    const result = (await client.callTool({
+      name: 'arbor.run',
+      arguments: { instruction: 'Read notes.txt.' },
+    })) as CallToolResult;
+    expect(textOf(result)).toBe('did not read it');
+    expect(asked).toEqual([]);
+    // The question was asked (of the operator, not the caller), and nobody approved it.
+    const { run_id: runId } = result.structuredContent as { run_id: string };
+    const store = storeAt(cwd);
+    try {
+      const kinds = store.listEvents(runId).map((event) => event.kind);
+      expect(kinds).toEqual(expect.arrayContaining(['gate.open', 'policy.answer']));
+    } finally {
+      store.close();
+    }
+    expect(JSON.stringify(llm.requests.at(-1)?.body)).not.toContain('secret notes');
+  });
+
   it('cancels the running tasks of a host that disconnects', async () => {
     const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'late', delay_ms: 60_000 }] }] });
     const { client, transport, cwd } = await connectArborMcp(['--intel', llm.url, '--model', 'm']);
