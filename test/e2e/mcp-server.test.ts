@@ -171,6 +171,8 @@ describe('arbor mcp (a real process, the MCP SDK client over stdio)', () => {
       CallToolResultSchema,
     );
     expect(result.isError).toBe(true);
+    // The child holding the model call is gone: its connection to the model closes.
+    await llm.waitForSocketClose(llm.requests[0]?.socket ?? -1);
     // By the time tasks/cancel answered, the tree had stopped and the run was recorded so.
     const store = storeAt(cwd);
     try {
@@ -180,6 +182,53 @@ describe('arbor mcp (a real process, the MCP SDK client over stdio)', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('cancels the run of a blocking call the caller gives up on', async () => {
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'late', delay_ms: 60_000 }] }] });
+    const { client } = await connectArborMcp(['--intel', llm.url, '--model', 'm']);
+    const running = progressUntil((p) => p.message?.includes('0 running') === true);
+    const giveUp = new AbortController();
+    const call = client.callTool(
+      { name: 'arbor.run', arguments: { instruction: 'Take forever.' } },
+      CallToolResultSchema,
+      { signal: giveUp.signal, onprogress: running.onprogress },
+    );
+    await running.reached;
+    await llm.waitForRequests(1);
+    giveUp.abort('the caller gave up');
+    await expect(call).rejects.toThrow();
+    // The child holding the model call is gone: its connection to the model closes.
+    await llm.waitForSocketClose(llm.requests[0]?.socket ?? -1);
+    const { tasks } = await client.experimental.tasks.listTasks();
+    expect(tasks.map((task) => task.status)).toEqual(['cancelled']);
+  });
+
+  it('fails, after a restart, the task whose server died mid-run, saying how to resume its run', async () => {
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'late', delay_ms: 60_000 }] }] });
+    const cwd = mcpWorkdir();
+    const args = ['--intel', llm.url, '--model', 'm'];
+    const first = await connectArborMcp(args, { cwd });
+    const created = await first.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'arbor.run', arguments: { instruction: 'Take forever.' }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    await llm.waitForRequests(1);
+    const gone = new Promise<void>((resolve) => {
+      first.client.onclose = resolve;
+    });
+    process.kill(first.transport.pid ?? 0, 'SIGKILL');
+    await gone;
+
+    const second = await connectArborMcp(args, { cwd });
+    const task = await second.client.experimental.tasks.getTask(created.task.taskId);
+    expect(task.status).toBe('failed');
+    expect(task.statusMessage).toMatch(
+      /the run is interrupted, and `arbor resume \S+` continues it/,
+    );
   });
 
   it("holds a caller asking for more than the server allows to the server's caps, and says so", async () => {

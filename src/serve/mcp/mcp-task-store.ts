@@ -160,7 +160,7 @@ export class ArborTaskStore implements TaskStore {
           run === undefined
             ? 'The server stopped before its run started.'
             : run.status === 'interrupted'
-              ? `The server stopped while run ${run.id} was going; \`arbor resume ${run.id}\` continues it.`
+              ? `The server stopped while run ${run.id} was going; the run is interrupted, and \`arbor resume ${run.id}\` continues it.`
               : `The server stopped before it recorded run ${run.id}'s result (the run ended ${run.status}; \`arbor runs show ${run.id}\`).`;
         this.#store.tasks.mcp.put({
           ...record,
