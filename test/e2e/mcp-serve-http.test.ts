@@ -10,6 +10,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
+import { connectArborMcp } from '../helpers/mcp-client.js';
 import { serveProcess } from '../helpers/serve.js';
 
 const clients: Client[] = [];
@@ -35,9 +36,10 @@ function textOf(result: CallToolResult): string {
 describe('arbor serve at /mcp (Streamable HTTP, the MCP SDK client)', () => {
   it("needs a principal's token, runs arbor.run, and keeps a principal's task across its sessions", async () => {
     const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'forty-two' }] }] });
+    const cwd = mkdtempSync(join(tmpdir(), 'arbor-mcp-http-'));
     const { url, token } = await serveProcess(
       ['--intel', llm.url, '--model', 'm', '--sandbox', 'off'],
-      { cwd: mkdtempSync(join(tmpdir(), 'arbor-mcp-http-')) },
+      { cwd },
     );
     await expect(connect(url, {})).rejects.toThrow(/401|bearer token/i);
     await expect(
@@ -70,5 +72,20 @@ describe('arbor serve at /mcp (Streamable HTTP, the MCP SDK client)', () => {
       CallToolResultSchema,
     );
     expect(textOf(fetched)).toBe('forty-two');
+
+    // A task of the local user (stdio, on the same store) is not a principal's, and back.
+    const local = await connectArborMcp(['--intel', llm.url, '--model', 'm'], { cwd });
+    await local.client.callTool({ name: 'arbor.run', arguments: { instruction: 'Locally.' } });
+    const localTasks = (await local.client.experimental.tasks.listTasks()).tasks;
+    expect(localTasks).toHaveLength(1);
+    const localTask = localTasks[0];
+    expect(localTask?.status).toBe('completed');
+    // The principal's: its blocking call's task and the one it created, not the local one.
+    const remote = await again.experimental.tasks.listTasks();
+    expect(remote.tasks.map((task) => task.taskId)).toHaveLength(2);
+    expect(remote.tasks.map((task) => task.taskId)).toContain(created.task.taskId);
+    await expect(again.experimental.tasks.getTask(localTask?.taskId ?? '')).rejects.toThrow(
+      /not found/i,
+    );
   });
 });

@@ -18,8 +18,8 @@ export interface ArborMcpOptions {
   cwd: string;
   transport: 'stdio' | 'http';
   version: string;
-  /** Over HTTP: the principal whose tasks these are (see `ArborTaskStore`). */
-  owner?: string;
+  /** Over HTTP: the principal whose tasks these are (see `ArborTaskStore`), and its role. */
+  owner?: { name: string; role: 'operator' | 'user' };
 }
 
 /**
@@ -35,7 +35,7 @@ export class ArborMcp {
     this.#tasks = new ArborTaskStore(
       options.store,
       (taskId, reason) => this.#cancelRun(taskId, reason),
-      options.owner,
+      options.owner?.name,
     );
     // Tasks a dead server left are settled (a live one's runs are running, and left alone);
     // `arbor serve` does it once, not per session.
@@ -55,6 +55,7 @@ export class ArborMcp {
       caps: options.caps,
       cwd: options.cwd,
       transport: options.transport,
+      canReadRuns: options.owner === undefined || options.owner.role === 'operator',
       track: (taskId, handle) => {
         this.#live.set(taskId, handle);
         const done = (): void => void this.#live.delete(taskId);

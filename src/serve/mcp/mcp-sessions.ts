@@ -46,7 +46,11 @@ export class McpSessions {
         );
       return session.transport.handleRequest(request);
     }
-    const mcp = new ArborMcp({ ...this.#o, transport: 'http', owner: principal.name });
+    const mcp = new ArborMcp({
+      ...this.#o,
+      transport: 'http',
+      owner: { name: principal.name, role: principal.role },
+    });
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

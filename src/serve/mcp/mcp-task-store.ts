@@ -187,9 +187,12 @@ export class ArborTaskStore implements TaskStore {
   }
 }
 
-/** A task made in one session is not another's; a task made without one (stdio) is anyone's. */
-function isVisible(record: McpTaskRecord, sessionId: string | undefined): boolean {
-  return record.session === undefined || sessionId === undefined || record.session === sessionId;
+/**
+ * A task is its scope's only: a principal's (over HTTP) or the local user's (stdio, no scope).
+ * Neither sees the other's, though both may share a store.
+ */
+function isVisible(record: McpTaskRecord, scope: string | undefined): boolean {
+  return record.session === scope;
 }
 
 function statusOf(record: McpTaskRecord): TaskStatus {

@@ -18,6 +18,8 @@ export interface McpToolHost {
   cwd: string;
   /** `stdio` may name plan files; a remote caller may not read the server's files. */
   transport: 'stdio' | 'http';
+  /** Whether the caller may read the store's runs (`runs.list`, `runs.show`): not a `user` principal. */
+  canReadRuns: boolean;
   /** A run started for a task, until it ends. */
   track(taskId: string, handle: RunHandle): void;
   /** The caller's elicitation, when its client declared the capability; else undefined. */
@@ -130,7 +132,7 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
       },
       annotations: { readOnlyHint: true },
     },
-    (args) => runsList(host.arbor, args),
+    (args) => (host.canReadRuns ? runsList(host.arbor, args) : operatorsOnly()),
   );
   server.registerTool(
     'runs.show',
@@ -141,8 +143,21 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
       inputSchema: { run_id: z.string().min(1) },
       annotations: { readOnlyHint: true },
     },
-    (args) => runsShow(host.arbor, args.run_id),
+    (args) => (host.canReadRuns ? runsShow(host.arbor, args.run_id) : operatorsOnly()),
   );
+}
+
+/** The store's runs are everyone's who use it: a `user` principal sees its own tasks only. */
+function operatorsOnly(): CallToolResult {
+  return {
+    content: [
+      {
+        type: 'text',
+        text: "The store's runs are for operators to read; a task's own result comes with `tasks/result`.",
+      },
+    ],
+    isError: true,
+  };
 }
 
 /** The task of a run just started: created (the run's id with it), tracked, and followed. */
