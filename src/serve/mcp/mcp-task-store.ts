@@ -23,6 +23,8 @@ const MAX_TTL_MS = 30 * DAY_MS;
 /** How often a caller is told to poll: a fake-model run ends within a few of these. */
 const POLL_MS = 250;
 const PAGE = 50;
+/** How long a run may take to be recorded after its task was (another server's, starting). */
+const STARTING_MS = 60_000;
 
 const TERMINAL: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
@@ -156,6 +158,8 @@ export class ArborTaskStore implements TaskStore {
         if (isTerminalStatus(statusOf(record))) continue;
         const run = record.runId === undefined ? undefined : this.#store.getRun(record.runId);
         if (run?.status === 'running') continue;
+        // A task is written as its run starts; a young one without its run's record is starting.
+        if (run === undefined && Date.now() - record.createdAt < STARTING_MS) continue;
         const why =
           run === undefined
             ? 'The server stopped before its run started.'
