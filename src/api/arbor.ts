@@ -45,6 +45,7 @@ import type {
   ResumeOptions,
   RunOptions,
 } from './options.js';
+import { narrowRun } from './narrow-run.js';
 import { recordedRunOf } from './replay-source.js';
 import { planRun } from './plan-result.js';
 import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
@@ -120,8 +121,14 @@ export class Arbor {
     return this.#start(runId, options.signal, async (start, events) => {
       if (instruction.trim() === '')
         throw new ArborError('usage', '`run` needs an instruction: what the agent is to do.');
+      // Narrowed by what the run asks for; then the files sent with it (an `arbor serve` task).
       const config = withReadable(
-        this.#configFor(instruction, options),
+        narrowRun(
+          this.#configFor(instruction, options),
+          this.#narrowing(options.grant),
+          options.budget,
+          this.#settings.cwd,
+        ),
         options.grantRead,
         this.#settings.cwd,
       );
@@ -330,8 +337,8 @@ export class Arbor {
     return safety;
   }
 
-  /** The axes a resume narrows the recorded grant with, resolved as the config's `[grant]` is. */
-  #narrowing(grant: ResumeOptions['grant']): Partial<Caveats> | undefined {
+  /** The axes a run, resume or replay narrows a grant with, resolved as the config's `[grant]` is. */
+  #narrowing(grant: RunOptions['grant']): Partial<Caveats> | undefined {
     if (grant === undefined) return undefined;
     const given = {
       fs_read: grant.fsRead,

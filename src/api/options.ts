@@ -154,6 +154,13 @@ export interface RunOptions {
    * `cwd`): the files a caller sent with an `arbor serve` task. arbor's own state stays hidden.
    */
   grantRead?: readonly string[];
+  /**
+   * Narrows the instance's grant for this run, axis by axis (never widens it): each axis given
+   * meets the instance's. Paths are taken relative to the instance's `cwd`.
+   */
+  grant?: Pick<GrantOption, 'fsRead' | 'fsWrite' | 'exec' | 'net'>;
+  /** Lowers the tree's ceilings for this run (never raises them): tokens, and USD. */
+  budget?: { tokens?: number; usd?: number };
 }
 
 /** Options of a resume: the run's record is kept, and may only be narrowed or extended in time. */

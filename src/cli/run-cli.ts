@@ -24,6 +24,7 @@ Commands:
   replay RUN|FILE    run a recorded run again from its records (no model calls); fork it live
   runs               past and present runs: list, show, events, transcript, export, prune
   serve              a long-lived service: tasks over A2A, with principals, health and metrics
+  mcp                an MCP server on stdio: MCP hosts call arbor as a bounded delegate
   ui                 the web dashboard over a store: runs, live trees, timelines, transcripts
   worker             take nodes from a fleet's queues on Redis and run them here
   worker keygen      make a fleet key pair (a worker's or the supervisor's)
@@ -82,6 +83,7 @@ const COMMANDS: Record<string, Command> = {
   },
   // Loaded on use: the A2A SDK, hono and prom-client are not a cost of every other command.
   serve: async (args, io) => (await import('./serve-command.js')).serveCommand(args, io),
+  mcp: async (args, io) => (await import('./mcp-command.js')).mcpCommand(args, io),
   ui: async (args, io) => (await import('./ui-command.js')).uiCommand(args, io),
   worker: async (args, io) => (await import('./worker-command.js')).workerCommand(args, io),
   runs: runsCommand,

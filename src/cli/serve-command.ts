@@ -10,6 +10,7 @@ import { write, type CliIo } from './output.js';
 import { RUN_OPTIONS } from './run-options.js';
 import { withIntelligence } from './run-setup.js';
 import { parseCommandArgs, usageError } from './usage-error.js';
+import { VERSION } from './version.js';
 
 const { warm: _warm, json: _json, events: _events, resume: _resume, ...SHARED } = RUN_OPTIONS;
 
@@ -39,7 +40,8 @@ printed once here and written (0600) outside every workspace, to
 $ARBOR_STATE_DIR/serve-tokens/<hash of the store's path> (default state directory
 $XDG_STATE_HOME/arbor, else ~/.local/state/arbor); the path is printed with it.
 
-Endpoints: GET /.well-known/agent-card.json, POST /a2a/jsonrpc, GET /healthz, GET /readyz,
+Endpoints: GET /.well-known/agent-card.json, POST /a2a/jsonrpc, /mcp (MCP over Streamable
+HTTP, the same tokens; see docs/mcp-server.md), GET /healthz, GET /readyz,
 GET /metrics (operator token, unless [serve] public_metrics = true), and the web dashboard at
 GET / (sign in with a token; see docs/observability.md).
 
@@ -60,8 +62,9 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     );
   const env = io.env;
   const settings = resolveRunSettings('(each task says)', values, env);
-  const table =
-    settings.configPath === undefined ? undefined : loadConfigFile(settings.configPath).serve;
+  const config =
+    settings.configPath === undefined ? undefined : loadConfigFile(settings.configPath);
+  const table = config?.serve;
   const { host, port } = listenAddress(values.listen ?? '127.0.0.1:7700');
   const tls = tlsFiles(values['tls-cert'], values['tls-key']);
   const drainMs = parseDuration(values['drain-timeout'] ?? '30s', '--drain-timeout');
@@ -81,6 +84,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
       ...(tls === undefined ? {} : { tls }),
       tokenFile,
       cwd,
+      mcp: { table: config?.mcp?.serve, version: VERSION },
       warn: (line) => {
         void write(io.stderr, `arbor: warning: ${line}\n`);
       },

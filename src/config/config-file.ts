@@ -23,6 +23,7 @@ import { NetTableSchema } from './net-credential-table.js';
 import { BudgetTableSchema } from './budget-table.js';
 import { QueueTableSchema } from './queue-table.js';
 import { ServeTableSchema } from './serve-table.js';
+import { McpServeTableSchema } from './mcp-serve-table.js';
 import { DURATION_PATTERN, durationMs, formatDuration, MAX_DURATION_MS } from './duration.js';
 
 // Descriptions are `.describe()`d rather than written as doc comments: `arbor config schema`
@@ -167,9 +168,12 @@ export const ConfigFileSchema = z
           .array(z.strictObject(McpServerSpecSchema.shape))
           .optional()
           .describe('`[[mcp.server]]` tables: stdio (`command`) or HTTP (`url`) servers.'),
+        serve: McpServeTableSchema.optional(),
       })
       .optional()
-      .describe('MCP servers the root holds; children get subsets.'),
+      .describe(
+        'MCP servers the root holds (children get subsets), and what `arbor mcp` lets its callers have.',
+      ),
     security: z
       .strictObject({
         allow_trifecta: z

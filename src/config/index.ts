@@ -6,6 +6,7 @@ export {
   type ConfigFile,
 } from './config-file.js';
 export { MAX_DURATION_MS, parseAge, parseDuration } from './duration.js';
+export { type McpServeTable } from './mcp-serve-table.js';
 export { openRuntime } from './open-runtime.js';
 export { resolveGrant, resolveMcpServers } from './run-authority.js';
 export { intelMeta, recordedIntelOf, type RecordedIntel } from './recorded-intel.js';

@@ -14,6 +14,7 @@ import type { Principals } from './principals.js';
 import { restError, restRoutes } from './rest-routes.js';
 import type { ServeMetrics } from './serve-metrics.js';
 import { sseAnswer } from './sse-answer.js';
+import type { McpSessions } from './mcp/mcp-sessions.js';
 import type { DashboardEnv } from '../dashboard/routes.js';
 
 /** What the HTTP surface asks of the server. */
@@ -40,6 +41,8 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   /** The web dashboard, at `/` and under `/ui/`. */
   dashboard?: Hono<DashboardEnv>;
+  /** MCP over Streamable HTTP, at `/mcp`. */
+  mcp?: McpSessions;
 }
 
 /**
@@ -88,8 +91,17 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
     '*',
     cors({
       origin: (origin) => (options.origins.has(origin.toLowerCase()) ? origin : null),
-      allowHeaders: ['authorization', 'content-type', 'a2a-version', 'a2a-extensions'],
+      allowHeaders: [
+        'authorization',
+        'content-type',
+        'a2a-version',
+        'a2a-extensions',
+        'mcp-session-id',
+        'mcp-protocol-version',
+        'last-event-id',
+      ],
       allowMethods: ['GET', 'POST', 'DELETE'],
+      exposeHeaders: ['mcp-session-id'],
       maxAge: 600,
     }),
   );
@@ -126,6 +138,14 @@ export function httpApp(options: HttpAppOptions): Hono<Env> {
   });
 
   app.route('/', restRoutes(options.handler));
+  const mcp = options.mcp;
+  if (mcp !== undefined)
+    app.all('/mcp', (c) => {
+      const principal = c.get('principal');
+      if (principal === undefined) return unauthorized(c, 'principal');
+      return mcp.handle(c.req.raw, principal);
+    });
+
   if (options.dashboard !== undefined) app.route('/', options.dashboard);
 
   app.on('POST', [JSONRPC_PATH, `${JSONRPC_PATH}/`], async (c) => {

@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
-import type { RunSettings, ServeTable } from '../config/index.js';
+import type { McpServeTable, RunSettings, ServeTable } from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
 import { LEASE_RENEW_MS } from '../store/index.js';
 import { sleep } from '../supervisor/index.js';
 import { ArborA2AHandler } from './a2a-handler.js';
 import { agentCard } from './agent-card.js';
 import { httpApp } from './http-app.js';
+import { mcpSessionsOf } from './mcp/mcp-sessions.js';
 import { IntelReadiness } from './intel-readiness.js';
 import { Principals } from './principals.js';
 import { serveSecrets } from './serve-secrets.js';
@@ -40,6 +41,8 @@ export interface ServeOptions {
   cwd: string;
   /** Problems worth an operator's eye while serving (a trigger that could not start a run). */
   warn?: (line: string) => void;
+  /** MCP at `/mcp`: the config's `[mcp.serve]` and the version the server names itself with. */
+  mcp?: { table: McpServeTable | undefined; version: string };
 }
 
 /** A running `arbor serve`. */
@@ -145,8 +148,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const baseUrl = (port: number): string => `${scheme}://${hostForUrl(options.host)}:${port}`;
   let port = options.port;
   const handler = new ArborA2AHandler(agentCard(baseUrl(port), table), tasks, notifications);
+  const mcp = mcpSessionsOf(options, arbor, store);
   const app = httpApp({
     handler,
+    mcp,
     // The card names the address the caller reached (a `Host` already checked).
     // The card names `[serve] public_url`, else the address the caller reached when that was
     // checked against a list, else the listen address: never a `Host` nobody checked.
@@ -223,6 +228,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     fetch: (request) => app.fetch(request),
     drain: async (timeoutMs) => {
       tasks.drain();
+      await mcp.close();
       await triggers.close();
       metrics.ready(false, true);
       const deadline = sleep(timeoutMs, { ref: false });
@@ -238,6 +244,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return left;
     },
     close: async () => {
+      await mcp.close();
       await triggers.close();
       await tasks.cancelAll('the server is closing');
       await stopListening();

@@ -140,4 +140,22 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE nodes ADD COLUMN subtree_cache_write_1h_tokens INTEGER;
   ALTER TABLE nodes ADD COLUMN subtree_reasoning_tokens INTEGER;
   `,
+  // The tasks `arbor mcp` answers for (MCP's tasks utility): kept so a task and its result
+  // outlive the server that ran it.
+  `
+  CREATE TABLE mcp_tasks (
+    id             TEXT PRIMARY KEY,
+    session        TEXT,
+    status         TEXT NOT NULL,
+    status_message TEXT,
+    ttl_ms         INTEGER,
+    poll_ms        INTEGER NOT NULL,
+    tool           TEXT NOT NULL,
+    run_id         TEXT,
+    result         TEXT,
+    created_at     INTEGER NOT NULL,
+    updated_at     INTEGER NOT NULL
+  );
+  CREATE INDEX mcp_tasks_by_creation ON mcp_tasks (created_at, id);
+  `,
 ];

@@ -289,3 +289,53 @@ export function scheduleFromRow(row: ScheduleRow): ScheduleRecord {
     createdAt: row.created_at,
   };
 }
+
+export interface McpTaskRow {
+  id: string;
+  session: string | null;
+  status: string;
+  status_message: string | null;
+  ttl_ms: number | null;
+  poll_ms: number;
+  tool: string;
+  run_id: string | null;
+  result: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A task `arbor mcp` answers for (MCP's tasks utility), as stored. */
+export interface McpTaskRecord {
+  id: string;
+  /** The MCP session that created it (none over stdio). */
+  session?: string;
+  /** The MCP task status (`working`, `input_required`, `completed`, `failed`, `cancelled`). */
+  status: string;
+  statusMessage?: string;
+  /** How long it is kept after its creation, in milliseconds; null: until pruned. */
+  ttlMs: number | null;
+  pollMs: number;
+  /** The tool called. */
+  tool: string;
+  runId?: string;
+  /** The tool's result (an MCP `CallToolResult`), once the run has ended. */
+  result?: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function mcpTaskFromRow(row: McpTaskRow): McpTaskRecord {
+  return {
+    id: row.id,
+    ...(row.session === null ? {} : { session: row.session }),
+    status: row.status,
+    ...(row.status_message === null ? {} : { statusMessage: row.status_message }),
+    ttlMs: row.ttl_ms,
+    pollMs: row.poll_ms,
+    tool: row.tool,
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    ...(row.result === null ? {} : { result: json(row.result) }),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

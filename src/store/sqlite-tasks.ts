@@ -8,6 +8,7 @@ import {
   type TaskRow,
 } from './rows.js';
 import type { SqlDatabase } from './sql-database.js';
+import { SqliteMcpTasks } from './sqlite-mcp-tasks.js';
 
 /**
  * The A2A tasks `arbor serve` answers for, and their push-notification configs, on the run
@@ -16,9 +17,12 @@ import type { SqlDatabase } from './sql-database.js';
  */
 export class SqliteTasks {
   readonly #s: ReturnType<typeof prepare>;
+  /** The MCP tasks of `arbor mcp`, in a table of their own. */
+  readonly mcp: SqliteMcpTasks;
 
   constructor(db: SqlDatabase) {
     this.#s = prepare(db);
+    this.mcp = new SqliteMcpTasks(db);
   }
 
   /** Writes a task whole (created, or changed). */

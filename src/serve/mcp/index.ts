@@ -1,0 +1,3 @@
+export { ArborMcp } from './arbor-mcp.js';
+export { resolveMcpCaps } from './mcp-caps.js';
+export { openMcpArbor } from './open-mcp-arbor.js';
