@@ -15,7 +15,6 @@ import {
   checkRunLog,
   continuedRun,
   eventOf,
-  exitCodeFor,
   mintRunId,
   prepareRunSafety,
   preparePlan,
@@ -25,7 +24,6 @@ import {
   type RunConfig,
   type RunSafety,
   type RunStart,
-  type StartedRun,
 } from '../runtime/index.js';
 import {
   firstResponder,
@@ -47,8 +45,8 @@ import type {
 } from './options.js';
 import { narrowRun } from './narrow-run.js';
 import { recordedRunOf } from './replay-source.js';
-import { planRun } from './plan-result.js';
-import { resultOf, RunHandle, type RunControl, type RunResult } from './run-handle.js';
+import { planRun, rootRun } from './plan-result.js';
+import { RunHandle, type RunControl, type RunResult } from './run-handle.js';
 import { RunHistory } from './run-history.js';
 
 /**
@@ -238,7 +236,13 @@ export class Arbor {
         authored: options.authoredPlan,
       });
       if (runLog !== undefined) await checkRunLog(file, runLog.run, this.#runtime.store);
-      const config = this.#configFor(plan.goal ?? `plan ${file}`, options);
+      // Narrowed by what the run asks for (an MCP caller's caps), as `run` is.
+      const config = narrowRun(
+        this.#configFor(plan.goal ?? `plan ${file}`, options),
+        this.#narrowing(options.grant),
+        options.budget,
+        this.#settings.cwd,
+      );
       const safety = await this.#safety(runId, events, config, [
         file,
         runLogPath(file),
@@ -380,21 +384,4 @@ export class Arbor {
     writeFileSync(file, stringifyPlan(plan));
     return file;
   }
-}
-
-/** What a handle controls and awaits for a root run: its supervisor and root, and its result. */
-function rootRun(runId: string, started: StartedRun) {
-  const root = started.supervisor.tree.nodes().find((n) => n.parentId === undefined);
-  return {
-    control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
-    result: started.done.then(({ node, end }) =>
-      resultOf(
-        runId,
-        end.outcome,
-        node.usage,
-        started.supervisor.subtreeUsage(node.id),
-        exitCodeFor(end.outcome.status, end.error?.code),
-      ),
-    ),
-  };
 }

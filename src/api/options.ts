@@ -208,4 +208,8 @@ export interface PlanRunOptions {
   signal?: AbortSignal;
   /** Resuming a run-log: the authored plan it came from (default: found next to it). */
   authoredPlan?: string;
+  /** Narrows the instance's grant for this plan run (as `RunOptions.grant`; never widens). */
+  grant?: RunOptions['grant'];
+  /** Lowers the tree's ceilings for this plan run (as `RunOptions.budget`; never raises). */
+  budget?: RunOptions['budget'];
 }

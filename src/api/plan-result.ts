@@ -1,5 +1,11 @@
 import { finalLeaves, leaves } from '../plan/index.js';
-import { EXIT, type PlanEnd, type StartedPlan } from '../runtime/index.js';
+import {
+  EXIT,
+  exitCodeFor,
+  type PlanEnd,
+  type StartedPlan,
+  type StartedRun,
+} from '../runtime/index.js';
 import { resultOf, type RunControl, type RunResult } from './run-handle.js';
 
 /** What a handle controls and awaits for a plan run: its supervisor and plan node, its result. */
@@ -67,4 +73,24 @@ function planReason(end: PlanEnd): string {
   if (conflicts > 0) return `${conflicts} merge conflict(s)`;
   const { summary } = end;
   return `plan ${end.status}: ${JSON.stringify(summary)}`;
+}
+
+/** What a handle controls and awaits for a root run: its supervisor and root, and its result. */
+export function rootRun(
+  runId: string,
+  started: StartedRun,
+): { control: RunControl; result: Promise<RunResult> } {
+  const root = started.supervisor.tree.nodes().find((n) => n.parentId === undefined);
+  return {
+    control: { supervisor: started.supervisor, rootId: root?.id ?? '' },
+    result: started.done.then(({ node, end }) =>
+      resultOf(
+        runId,
+        end.outcome,
+        node.usage,
+        started.supervisor.subtreeUsage(node.id),
+        exitCodeFor(end.outcome.status, end.error?.code),
+      ),
+    ),
+  };
 }

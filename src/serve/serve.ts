@@ -12,7 +12,7 @@ import { agentCard } from './agent-card.js';
 import { httpApp } from './http-app.js';
 import { mcpSessionsOf } from './mcp/mcp-sessions.js';
 import { IntelReadiness } from './intel-readiness.js';
-import { Principals } from './principals.js';
+import { Principals, type Principal } from './principals.js';
 import { serveSecrets } from './serve-secrets.js';
 import { ServeMetrics } from './serve-metrics.js';
 import { TaskService } from './task-service.js';
@@ -148,7 +148,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const baseUrl = (port: number): string => `${scheme}://${hostForUrl(options.host)}:${port}`;
   let port = options.port;
   const handler = new ArborA2AHandler(agentCard(baseUrl(port), table), tasks, notifications);
-  const mcp = mcpSessionsOf(options, arbor, store);
+  const mcp = mcpSessionsOf(options, arbor, store, (principal) => {
+    admitMcpRun(tasks, principal);
+  });
   const app = httpApp({
     handler,
     mcp,
@@ -339,4 +341,22 @@ function onGateOf(
   if (token === undefined || token === '')
     throw new ArborError('config', `\`[serve] on_gate\`: \`${name}\` is not set.`);
   return { url: hook.url, token };
+}
+
+/**
+ * Whether a principal may start a run over MCP (`/mcp`) now. MCP runs are not yet counted against
+ * the server's `max_runs` nor a principal's `max_runs` and `tokens_per_day`, so the server's
+ * drain and capacity hold, and a principal with a limit of its own is refused rather than let
+ * past it: its runs go through A2A, where the limits are counted.
+ */
+function admitMcpRun(tasks: TaskService, principal: Principal): void {
+  if (tasks.draining)
+    throw new ArborError('usage', 'The server is draining: it starts no new run.');
+  if (tasks.atCapacity)
+    throw new ArborError('usage', 'The server is at capacity; try again later.');
+  if (principal.maxRuns !== undefined || principal.tokensPerDay !== undefined)
+    throw new ArborError(
+      'usage',
+      `${principal.name} has limits of its own (max_runs, tokens_per_day) that runs started over MCP are not counted against yet: start its runs through A2A (/a2a/jsonrpc or /a2a/rest).`,
+    );
 }

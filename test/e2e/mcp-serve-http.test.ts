@@ -12,6 +12,7 @@ import {
 import { fakeLlm } from '../helpers/fake-llm.js';
 import { connectArborMcp } from '../helpers/mcp-client.js';
 import { serveProcess } from '../helpers/serve.js';
+import { SqliteStore } from '../../src/store/index.js';
 
 const clients: Client[] = [];
 
@@ -87,5 +88,30 @@ describe('arbor serve at /mcp (Streamable HTTP, the MCP SDK client)', () => {
     await expect(again.experimental.tasks.getTask(localTask?.taskId ?? '')).rejects.toThrow(
       /not found/i,
     );
+  });
+
+  it("holds arbor.plan to the MCP caps, not the server's own wider grant", async () => {
+    const llm = await fakeLlm({ scripts: [{ steps: [{ text: 'leaf done' }] }] });
+    const cwd = mkdtempSync(join(tmpdir(), 'arbor-mcp-http-'));
+    // The server's own grant writes, runs any command and reaches any host; an MCP caller's
+    // default is read-only.
+    const { url, token } = await serveProcess(
+      ['--intel', llm.url, '--model', 'm', '--sandbox', 'off', '--fs-write', '.', '--exec', 'all'],
+      { cwd },
+    );
+    const client = await connect(url, { authorization: `Bearer ${token}` });
+    const result = (await client.callTool({
+      name: 'arbor.plan',
+      arguments: { plan: '[[subtask]]\nid = "a"\ninstruction = "Task A"\n' },
+    })) as CallToolResult;
+    expect(result.isError, textOf(result)).not.toBe(true);
+    const store = new SqliteStore(join(cwd, '.arbor', 'arbor.db'));
+    try {
+      const run = store.listRuns({ limit: 10 }).find((r) => r.meta.plan !== undefined);
+      const plan = store.listNodes(run?.id ?? '').find((node) => node.parentId === undefined);
+      expect(plan?.payload.caveats).toMatchObject({ fs_write: [], exec: [], net: [] });
+    } finally {
+      store.close();
+    }
   });
 });

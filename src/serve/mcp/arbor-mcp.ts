@@ -20,6 +20,8 @@ export interface ArborMcpOptions {
   version: string;
   /** Over HTTP: the principal whose tasks these are (see `ArborTaskStore`), and its role. */
   owner?: { name: string; role: 'operator' | 'user' };
+  /** Throws, saying why, when the caller may not start a run now; absent: always may. */
+  admit?: () => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export class ArborMcp {
       cwd: options.cwd,
       transport: options.transport,
       canReadRuns: options.owner === undefined || options.owner.role === 'operator',
+      admit: () => options.admit?.(),
       track: (taskId, handle) => {
         this.#live.set(taskId, handle);
         const done = (): void => void this.#live.delete(taskId);

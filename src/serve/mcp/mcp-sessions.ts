@@ -20,17 +20,21 @@ interface Session {
  * bound to the principal that opened it (another principal's token gets 404 for it). Tasks belong
  * to the principal, not the session: they outlive it and are seen from its next session.
  */
+interface SessionOptions {
+  arbor: Arbor;
+  store: SqliteStore;
+  caps: McpCaps;
+  cwd: string;
+  version: string;
+  /** Throws, saying why, when `principal` may not start a run now (the server's limits). */
+  admit?: (principal: Principal) => void;
+}
+
 export class McpSessions {
   readonly #sessions = new Map<string, Session>();
-  readonly #o: { arbor: Arbor; store: SqliteStore; caps: McpCaps; cwd: string; version: string };
+  readonly #o: SessionOptions;
 
-  constructor(options: {
-    arbor: Arbor;
-    store: SqliteStore;
-    caps: McpCaps;
-    cwd: string;
-    version: string;
-  }) {
+  constructor(options: SessionOptions) {
     this.#o = options;
     new ArborTaskStore(options.store, () => Promise.resolve()).settleAbandoned();
   }
@@ -46,10 +50,18 @@ export class McpSessions {
         );
       return session.transport.handleRequest(request);
     }
+    const { admit, ...rest } = this.#o;
     const mcp = new ArborMcp({
-      ...this.#o,
+      ...rest,
       transport: 'http',
       owner: { name: principal.name, role: principal.role },
+      ...(admit === undefined
+        ? {}
+        : {
+            admit: () => {
+              admit(principal);
+            },
+          }),
     });
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
@@ -85,6 +97,7 @@ export function mcpSessionsOf(
   },
   arbor: Arbor,
   store: SqliteStore,
+  admit?: (principal: Principal) => void,
 ): McpSessions {
   const caps = resolveMcpCaps(options.settings, options.mcp?.table, {}, options.cwd);
   caps.grant = meetGrant(options.settings.grant, caps.grant, { cwd: options.cwd });
@@ -94,5 +107,6 @@ export function mcpSessionsOf(
     caps,
     cwd: options.cwd,
     version: options.mcp?.version ?? '0.0.0',
+    ...(admit === undefined ? {} : { admit }),
   });
 }

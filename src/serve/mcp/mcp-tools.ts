@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Arbor } from '../../api/arbor.js';
 import type { RunHandle } from '../../api/run-handle.js';
 import { parsePlanToml } from '../../plan/index.js';
-import { ArborError } from '../../protocol/index.js';
+import { ArborError, type Caveats } from '../../protocol/index.js';
 import { BudgetInputSchema, capRequest, GrantInputSchema, type McpCaps } from './mcp-caps.js';
 import { followRun, type McpRunPorts } from './mcp-run.js';
 import { runsList, runsShow } from './mcp-runs-tools.js';
@@ -24,6 +24,8 @@ export interface McpToolHost {
   track(taskId: string, handle: RunHandle): void;
   /** The caller's elicitation, when its client declared the capability; else undefined. */
   asker(): McpRunPorts['ask'];
+  /** Throws, saying why, when the caller may not start a run now (`arbor serve`'s limits). */
+  admit(): void;
 }
 
 const RESULT_SHAPE = {
@@ -72,14 +74,10 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
     },
     {
       createTask: (args, extra) => {
+        host.admit();
         const capped = capRequest(host.caps, args, host.cwd);
         const handle = host.arbor.run(args.instruction, {
-          grant: {
-            fsRead: capped.grant.fs_read,
-            fsWrite: capped.grant.fs_write,
-            exec: capped.grant.exec,
-            net: capped.grant.net,
-          },
+          grant: grantOption(capped.grant),
           budget: capped.budget,
           ...(capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs }),
         });
@@ -102,9 +100,15 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
     },
     {
       createTask: (args, extra) => {
+        host.admit();
         const capped = capRequest(host.caps, args, host.cwd);
-        const deadline = capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs };
-        const handle = host.arbor.runPlan(planOf(host, args), deadline);
+        // The caps' grant and ceilings, as `arbor.run`'s: under `arbor serve` the instance's own
+        // grant is the server's, wider than what an MCP caller may have.
+        const handle = host.arbor.runPlan(planOf(host, args), {
+          grant: grantOption(capped.grant),
+          budget: capped.budget,
+          ...(capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs }),
+        });
         return startTask(host, handle, extra, capped.held);
       },
       getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
@@ -206,6 +210,11 @@ async function startTask(
   };
   void followRun(handle, task.taskId, ports);
   return { task };
+}
+
+/** A capped grant as the library's grant option. */
+function grantOption(grant: Caveats) {
+  return { fsRead: grant.fs_read, fsWrite: grant.fs_write, exec: grant.exec, net: grant.net };
 }
 
 function planOf(host: McpToolHost, args: { plan?: string | undefined; path?: string | undefined }) {
