@@ -101,13 +101,14 @@ describe('triggers of arbor serve', () => {
         ],
       },
     });
+    // server-everything starts as its own process first: seconds on a loaded machine.
     await expect
-      .poll(() => JSON.stringify(llm.requests[0]?.body))
+      .poll(() => JSON.stringify(llm.requests[0]?.body), { timeout: 20_000 })
       .toContain('Summarise the change.');
     const prompt = JSON.stringify(llm.requests[0]?.body);
     expect(prompt).toContain(`The resource ${uri} (MCP server \`everything\`) changed`);
     await expect
-      .poll(async () => (await tasks(server))[0]?.metadata?.['arbor/trigger'])
+      .poll(async () => (await tasks(server))[0]?.metadata?.['arbor/trigger'], { timeout: 10_000 })
       .toBe('doc-changed');
   });
 });
