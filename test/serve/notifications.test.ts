@@ -1,55 +1,11 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { steps } from '../helpers/fake-llm.js';
+import { hookReceiver as receiver, type Received } from '../helpers/hook-receiver.js';
 import { rpc, rpcRequest, serveInProcess, userMessage, type RpcAnswer } from '../helpers/serve.js';
 
 const OPS = 'ops-token-0123456789ab';
 const env = { OPS_TOKEN: OPS, HOOK_TOKEN: 'hook-secret-0123456789' };
 const principal = [{ name: 'ops', role: 'operator' as const, token: 'env:OPS_TOKEN' }];
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-/** A webhook receiver on loopback that records what it is sent. */
-async function receiver() {
-  const received: Received[] = [];
-  let wake: (() => void) | undefined;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({
-        headers: request.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-      });
-      response.end('ok');
-      wake?.();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      }),
-  );
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const until = async (done: (all: Received[]) => boolean): Promise<Received[]> => {
-    while (!done(received)) await new Promise<void>((resolve) => (wake = resolve));
-    return received;
-  };
-  return { url, received, until };
-}
 
 type Server = Awaited<ReturnType<typeof serveInProcess>>['server'];
 async function call(server: Server, method: string, params: unknown): Promise<RpcAnswer> {

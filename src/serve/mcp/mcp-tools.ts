@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CreateTaskRequestHandlerExtra } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
+import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Arbor } from '../../api/arbor.js';
@@ -73,19 +74,9 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
       execution: { taskSupport: 'optional' },
     },
     {
-      createTask: (args, extra) => {
-        host.admit();
-        const capped = capRequest(host.caps, args, host.cwd);
-        const handle = host.arbor.run(args.instruction, {
-          grant: grantOption(capped.grant),
-          budget: capped.budget,
-          ...(capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs }),
-        });
-        return startTask(host, handle, extra, capped.held);
-      },
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) =>
-        (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      createTask: (args, extra) =>
+        startCapped(host, args, extra, (options) => host.arbor.run(args.instruction, options)),
+      ...TASK_READS,
     },
   );
   tasks.registerToolTask(
@@ -99,21 +90,11 @@ export function registerArborTools(server: McpServer, host: McpToolHost): void {
       execution: { taskSupport: 'optional' },
     },
     {
-      createTask: (args, extra) => {
-        host.admit();
-        const capped = capRequest(host.caps, args, host.cwd);
-        // The caps' grant and ceilings, as `arbor.run`'s: under `arbor serve` the instance's own
-        // grant is the server's, wider than what an MCP caller may have.
-        const handle = host.arbor.runPlan(planOf(host, args), {
-          grant: grantOption(capped.grant),
-          budget: capped.budget,
-          ...(capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs }),
-        });
-        return startTask(host, handle, extra, capped.held);
-      },
-      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
-      getTaskResult: async (_args, extra) =>
-        (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      createTask: (args, extra) =>
+        startCapped(host, args, extra, (options) =>
+          host.arbor.runPlan(planOf(host, args), options),
+        ),
+      ...TASK_READS,
     },
   );
   server.registerTool(
@@ -212,9 +193,43 @@ async function startTask(
   return { task };
 }
 
-/** A capped grant as the library's grant option. */
-function grantOption(grant: Caveats) {
-  return { fsRead: grant.fs_read, fsWrite: grant.fs_write, exec: grant.exec, net: grant.net };
+/** How a task's status and result are read: from the task store, for both run tools. */
+const TASK_READS = {
+  getTask: (_args: unknown, extra: { taskId: string; taskStore: RequestTaskStore }) =>
+    extra.taskStore.getTask(extra.taskId),
+  getTaskResult: async (_args: unknown, extra: { taskId: string; taskStore: RequestTaskStore }) =>
+    (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+};
+
+/**
+ * Starts a run tool's task once the caller is admitted, with the caps met: the caps' grant and
+ * ceilings are passed to the run (under `arbor serve` the instance's own grant is the server's,
+ * wider than what an MCP caller may have), and where they held the request is said in the result.
+ */
+function startCapped(
+  host: McpToolHost,
+  args: Parameters<typeof capRequest>[1],
+  extra: CreateTaskRequestHandlerExtra,
+  start: (options: {
+    grant: {
+      fsRead: Caveats['fs_read'];
+      fsWrite: Caveats['fs_write'];
+      exec: Caveats['exec'];
+      net: Caveats['net'];
+    };
+    budget: ReturnType<typeof capRequest>['budget'];
+    deadline?: number;
+  }) => RunHandle,
+) {
+  host.admit();
+  const capped = capRequest(host.caps, args, host.cwd);
+  const { fs_read: fsRead, fs_write: fsWrite, exec, net } = capped.grant;
+  const handle = start({
+    grant: { fsRead, fsWrite, exec, net },
+    budget: capped.budget,
+    ...(capped.deadlineMs === undefined ? {} : { deadline: capped.deadlineMs }),
+  });
+  return startTask(host, handle, extra, capped.held);
 }
 
 function planOf(host: McpToolHost, args: { plan?: string | undefined; path?: string | undefined }) {
