@@ -88,11 +88,13 @@ export class Arbor {
     env: NodeJS.ProcessEnv,
     secrets: { files: readonly string[]; values: readonly string[] } = { files: [], values: [] },
     tools: readonly HostTool[] = [],
+    parkAfterMs?: number,
   ): Promise<{ arbor: Arbor; store: SqliteStore }> {
     const runtime = await openRuntime(settings.base, env, {
       cwd: settings.cwd,
       hostTools: tools,
       secrets: secrets.values,
+      ...(parkAfterMs === undefined ? {} : { parkAfterMs }),
     });
     const arbor = new Arbor({ tools }, env, settings, runtime);
     arbor.#secretFiles = secrets.files;

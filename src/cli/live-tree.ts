@@ -9,6 +9,7 @@ const MARK: Record<string, string> = {
   spawning: '◌',
   running: '●',
   paused: '‖',
+  parked: '◇',
   completed: '✓',
   refused: '⊘',
   cancelled: '–',

@@ -2,7 +2,7 @@ import { parseAge } from '../config/index.js';
 import { ArborError, shownTranscript } from '../protocol/index.js';
 import { EXIT } from '../runtime/index.js';
 import { sleep } from '../supervisor/index.js';
-import { nodeViews, summarize, wireLine } from '../dashboard/run-views.js';
+import { nodeViews, parkedSince, summarize, wireLine } from '../dashboard/run-views.js';
 import { write, type CliIo } from './output.js';
 import { runFileOf } from './runs-export.js';
 import { duration, oneLine, splitText, table, transcriptText, usageText } from './runs-view.js';
@@ -94,7 +94,10 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
     return inStore(values.db, io, async (store) => {
       const run = mustGetRun(store, runId);
       const nodes = store.listNodes(runId);
-      const views = nodeViews(nodes);
+      const views = nodeViews(
+        nodes,
+        parkedSince(nodes, () => store.listEvents(runId)),
+      );
       const answer = views.find((node) => node.parent_id === undefined)?.result;
       if (values.json === true)
         return write(
@@ -109,7 +112,9 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIo) => Promise<number>
       ].join('\n');
       const rows = views.map((node) => [
         `${'  '.repeat(node.depth)}${node.path} (${node.node_id})`,
-        node.status,
+        node.parked_since === undefined
+          ? node.status
+          : `parked ${duration(Date.now() - Date.parse(node.parked_since))}`,
         node.provider,
         duration(node.duration_ms),
         usageText(node.usage),

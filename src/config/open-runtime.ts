@@ -6,7 +6,10 @@ import { openTracing } from '../telemetry/open-tracing.js';
 import type { RunSettings } from './run-settings.js';
 
 /** What the host brings besides the settings: its tools, its child command, its own secrets. */
-type RuntimeHost = Pick<RuntimeOptions, 'cwd' | 'hostTools' | 'childCommand' | 'secrets'>;
+type RuntimeHost = Pick<
+  RuntimeOptions,
+  'cwd' | 'hostTools' | 'childCommand' | 'secrets' | 'parkAfterMs'
+>;
 
 /**
  * The one way a runtime is opened from resolved settings (`arbor run`, `arbor plan run|resume`,

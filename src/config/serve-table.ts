@@ -109,6 +109,9 @@ export const ServeTableSchema = z
       .describe(
         "The largest file a message may carry inline, in bytes (default 1048576, 1 MiB); a larger one is refused naming this setting. Text files only; the request body's own limit (`max_body_bytes`) still holds, and base64 makes a file a third larger in it.",
       ),
+    park_after: Duration.optional().describe(
+      'Park a node that has only waited this long (on a person, a sub-agent, a peer): its process exits and it waits in the store, woken when what it waits for arrives (default `30s`; `0s` never parks).',
+    ),
     public_url: z
       .url()
       .optional()

@@ -8,7 +8,7 @@ import {
 import type { SqliteStore } from '../store/index.js';
 import type { NodeRecord } from '../supervisor/index.js';
 import { parseTraceparent } from '../protocol/trace-ids.js';
-import { nodeViews, summarize, wireLine } from './run-views.js';
+import { nodeViews, parkedSince, summarize, wireLine } from './run-views.js';
 
 /**
  * What the dashboard's pages read, from the store, in the field names of the events and the store
@@ -47,7 +47,10 @@ export function runDetail(
   const traceId = parseTraceparent(root?.payload.telemetry.traceparent)?.traceId;
   return {
     ...summarize(run, nodes),
-    nodes: nodeViews(nodes),
+    nodes: nodeViews(
+      nodes,
+      parkedSince(nodes, () => store.listEvents(runId)),
+    ),
     gates: store.listGates({ runId, status: 'open' }).map((gate) => ({
       gate: gate.id,
       ...(gate.nodeId === undefined ? {} : { node_id: gate.nodeId }),
@@ -68,7 +71,8 @@ export function nodeDetail(store: SqliteStore, runId: string, key: string): Node
   const node = nodes.find((n) => n.id === key || n.path === key);
   if (node === undefined) return undefined;
   const paths = new Map(nodes.map((n) => [n.id, n.path]));
-  const view = nodeViews(nodes).find((n) => n.node_id === node.id);
+  const parked = parkedSince([node], () => store.listEvents(runId));
+  const view = nodeViews(nodes, parked).find((n) => n.node_id === node.id);
   if (view === undefined) return undefined;
   return {
     ...view,

@@ -36,8 +36,30 @@ export function summarize(run: RunRecord, nodes: readonly NodeRecord[]): RunSumm
   };
 }
 
-/** Every node with its own and its subtree's usage (summed here, for nodes still going too). */
-export function nodeViews(nodes: readonly NodeRecord[]): NodeView[] {
+/**
+ * When each parked node parked: its last `node.parked` event. The events are read only when a
+ * node is parked.
+ */
+export function parkedSince(
+  nodes: readonly NodeRecord[],
+  events: () => readonly EventRecord[],
+): Map<string, number> {
+  const since = new Map<string, number>();
+  if (!nodes.some((node) => node.status === 'parked')) return since;
+  for (const event of events())
+    if (event.kind === 'node.parked' && event.nodeId !== undefined)
+      since.set(event.nodeId, event.ts);
+  return since;
+}
+
+/**
+ * Every node with its own and its subtree's usage (summed here, for nodes still going too), and
+ * when it parked if it lies parked (`parked`, from `parkedSince`).
+ */
+export function nodeViews(
+  nodes: readonly NodeRecord[],
+  parked: ReadonlyMap<string, number> = new Map(),
+): NodeView[] {
   const children = new Map<string, NodeRecord[]>();
   for (const node of nodes) {
     if (node.parentId === undefined) continue;
@@ -62,7 +84,16 @@ export function nodeViews(nodes: readonly NodeRecord[]): NodeView[] {
     subtree_usage: subtree(node),
     ...(node.outcome === undefined ? {} : { result: node.outcome.result }),
     ...(node.outcome?.reason === undefined ? {} : { reason: node.outcome.reason }),
+    ...parkedView(node, parked),
   }));
+}
+
+function parkedView(
+  node: NodeRecord,
+  parked: ReadonlyMap<string, number>,
+): { parked_since?: string } {
+  const since = node.status === 'parked' ? parked.get(node.id) : undefined;
+  return since === undefined ? {} : { parked_since: iso(since) };
 }
 
 /**

@@ -19,6 +19,7 @@ export const NodeStatusSchema = z.enum([
   'spawning',
   'running',
   'paused',
+  'parked',
   'interrupted',
   ...TERMINAL_STATUSES,
 ]);
@@ -61,6 +62,16 @@ const FIELD_SCHEMA_MAKERS = {
       provider: z.string(),
       transcriptMessages: z.number(),
     }),
+  /**
+   * A node that only waited (on these tools, served by the supervisor) for `afterMs` was parked:
+   * its child process exited, and it waits in the store.
+   */
+  'node.parked': () => z.object({ waiting: z.array(z.string()), afterMs: z.number() }),
+  /**
+   * A parked node woke: what it waited for arrived after `parkedMs`, and its new child was ready
+   * `wakeMs` later, going on from its transcript.
+   */
+  'node.woken': () => z.object({ parkedMs: z.number(), wakeMs: z.number() }),
   /** A node that had finished before the crash, its recorded result given again on resume. */
   'node.reused': () => z.object({ status: z.string() }),
   /** A resumed node's first turn finishes the step that was in flight at the crash. */

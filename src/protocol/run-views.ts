@@ -48,6 +48,8 @@ export const NodeViewSchema = z.object({
   subtree_usage: UsageSchema,
   result: z.unknown().optional(),
   reason: z.string().optional(),
+  /** A parked node: when it parked (it waits with no process; see `docs/durability.md`). */
+  parked_since: z.string().optional(),
 });
 export type NodeView = z.infer<typeof NodeViewSchema>;
 

@@ -68,6 +68,8 @@ export interface RuntimeOptions {
    * password (always taken from `env`): `arbor serve`'s tokens, a configured Redis URL's password.
    */
   secrets?: readonly string[];
+  /** Park nodes that only waited this long (`Timing.parkAfterMs`; default from the env). */
+  parkAfterMs?: number;
 }
 
 /** What starting a run takes, all of it validated. */
@@ -130,7 +132,7 @@ export class Runtime {
     this.#options = options;
     this.#secrets = [...hostSecrets(options.env), ...(options.secrets ?? [])];
     // Supervision timings: from the environment, else arbor's defaults.
-    this.#timing = timingFromEnv(options.env);
+    this.#timing = timingFromEnv(options.env, { parkAfterMs: options.parkAfterMs });
     this.store = new SqliteStore(options.storePath);
     this.#pool =
       (options.pool ?? 0) > 0

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ArborEvent } from '../runtime/index.js';
+import { ParkedMetrics } from './parked-metrics.js';
 
 /**
  * The metrics `arbor serve` exposes at `/metrics`, in Prometheus text. Every label has a bounded
@@ -31,6 +32,7 @@ export class ServeMetrics {
   readonly #triggerRuns: Counter<'trigger' | 'result'>;
   readonly #ready: Gauge;
   readonly #draining: Gauge;
+  readonly #parked: ParkedMetrics;
 
   constructor() {
     const registers = [this.registry];
@@ -128,6 +130,7 @@ export class ServeMetrics {
     for (const status of ['input', 'output']) this.#tokens.inc({ direction: status }, 0);
     for (const type of TOKEN_SPLITS.map(([, label]) => label)) this.#tokenSplits.inc({ type }, 0);
     this.#intelAllDown.set(0);
+    this.#parked = new ParkedMetrics(this.registry);
   }
 
   runStarted(source: 'a2a' | 'resume' | 'trigger' | 'schedule'): void {
@@ -162,6 +165,7 @@ export class ServeMetrics {
   observe(event: ArborEvent): void {
     const count = this.#counts[event.type] as ((event: ArborEvent) => void) | undefined;
     count?.(event);
+    this.#parked.observe(event);
   }
 
   /** What each kind of event counts for; the others count for nothing. */

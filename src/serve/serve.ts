@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { serve as listenHono, type ServerType } from '@hono/node-server';
 import ipaddr from 'ipaddr.js';
 import { Arbor } from '../api/arbor.js';
-import type { McpServeTable, RunSettings, ServeTable } from '../config/index.js';
+import {
+  parseDuration,
+  type McpServeTable,
+  type RunSettings,
+  type ServeTable,
+} from '../config/index.js';
 import { ArborError, type IntelConfig } from '../protocol/index.js';
 import { LEASE_RENEW_MS } from '../store/index.js';
 import { sleep } from '../supervisor/index.js';
@@ -91,6 +96,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       values: serveSecrets(table, options.env, principals.generated?.token),
     },
     scheduleTools(scheduling),
+    parkAfterMs(table, options.env),
   );
   const metrics = new ServeMetrics();
   const maxRuns = table?.max_runs ?? 16;
@@ -326,6 +332,18 @@ export function allowedHosts(
     );
     return new Set([...forms, ...configured]);
   };
+}
+
+/** Under `arbor serve` a node that only waits parks after 30 s, unless told otherwise. */
+const DEFAULT_PARK_AFTER_MS = 30_000;
+
+/**
+ * How long a node only waits before it parks: `[serve] park_after` (`0s`: never), else
+ * `ARBOR_PARK_AFTER_MS`, else 30 s.
+ */
+function parkAfterMs(table: ServeTable | undefined, env: NodeJS.ProcessEnv): number | undefined {
+  if (table?.park_after !== undefined) return parseDuration(table.park_after, '[serve] park_after');
+  return env.ARBOR_PARK_AFTER_MS === undefined ? DEFAULT_PARK_AFTER_MS : undefined;
 }
 
 /** The `on_gate` webhook, its token read from the environment. */

@@ -20,7 +20,7 @@ export interface RunHold {
 /** No other arbor holds a live lease on the (interrupted) run. */
 const TAKEABLE = '(lease_until IS NULL OR lease_until <= @now OR owner = @owner)';
 
-const ACTIVE_NODE_STATUSES = "('pending', 'spawning', 'running', 'paused')";
+const ACTIVE_NODE_STATUSES = "('pending', 'spawning', 'running', 'paused', 'parked')";
 
 /**
  * What makes a run durable, on the run store's database: every node's transcript, appended as it

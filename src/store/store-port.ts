@@ -17,7 +17,7 @@ import type {
  * `interrupted` (its supervisor died while it ran; `arbor resume` continues it).
  */
 export type NodeStatus =
-  'pending' | 'spawning' | 'running' | 'paused' | 'interrupted' | TerminalStatus;
+  'pending' | 'spawning' | 'running' | 'paused' | 'parked' | 'interrupted' | TerminalStatus;
 
 /** A run's life: running, how it ended, or `interrupted` (its supervisor died; resumable). */
 export type RunStatus = 'running' | 'interrupted' | TerminalStatus;

@@ -21,6 +21,11 @@ export interface Timing {
   /** Restart governor of warm children: first delay, doubling to the cap. */
   restartBaseMs: number;
   restartCapMs: number;
+  /**
+   * A node that has only waited this long (on a person, a sub-agent, an awaited turn) is parked:
+   * its child process exits and it waits in the store until what it waits for arrives. 0: never.
+   */
+  parkAfterMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -34,6 +39,7 @@ export const DEFAULT_TIMING: Timing = {
   violationLimit: 3,
   restartBaseMs: 500,
   restartCapMs: 30_000,
+  parkAfterMs: 0,
 };
 
 const ENV_NAMES: Record<keyof Timing, string> = {
@@ -47,10 +53,17 @@ const ENV_NAMES: Record<keyof Timing, string> = {
   violationLimit: 'ARBOR_VIOLATION_LIMIT',
   restartBaseMs: 'ARBOR_RESTART_BASE_MS',
   restartCapMs: 'ARBOR_RESTART_CAP_MS',
+  parkAfterMs: 'ARBOR_PARK_AFTER_MS',
 };
 
-/** The timing in effect: defaults, overridden by `ARBOR_*` environment variables. */
-export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
+/**
+ * The timing in effect: defaults, overridden by `ARBOR_*` environment variables, then by what
+ * `given` sets (a value left undefined is not given).
+ */
+export function timingFromEnv(
+  env: NodeJS.ProcessEnv,
+  given: { [K in keyof Timing]?: Timing[K] | undefined } = {},
+): Timing {
   const timing = { ...DEFAULT_TIMING };
   for (const key of Object.keys(ENV_NAMES) as (keyof Timing)[]) {
     const name = ENV_NAMES[key];
@@ -65,6 +78,7 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     }
     timing[key] = value;
   }
+  for (const key of Object.keys(given) as (keyof Timing)[]) timing[key] = given[key] ?? timing[key];
   return timing;
 }
 

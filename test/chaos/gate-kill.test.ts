@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PlaybookInput } from '../../src/testing/fake-llm/index.js';
 import { ArborProcess, killAt } from '../helpers/arbor-process.js';
-import { resumeDir, runIdOf, THREE_LEVELS } from '../helpers/resume-run.js';
+import { ASKING_TREE, resumeDir, runIdOf } from '../helpers/resume-run.js';
 
 const INSTRUCTION = 'Run the three-level listing, asking first.';
 const WAIT = ['--ask-fallback', 'wait'];
-
-/** THREE_LEVELS, but the leaf asks a person before it lists the directory. */
-const ASKING_TREE: PlaybookInput = {
-  scripts: THREE_LEVELS.scripts.map((script) =>
-    script.match?.contains === 'Leaf:'
-      ? {
-          ...script,
-          steps: [
-            {
-              text: 'Leaf asks, then looks.',
-              tool_calls: [
-                { name: 'ask_human', args: { question: 'May the leaf look?' } },
-                { name: 'fs.list', args: { path: '.' } },
-              ],
-            },
-            ...script.steps.slice(1),
-          ],
-        }
-      : script,
-  ),
-};
 
 describe('chaos: kill the supervisor while a deep node waits on a person (gate-open)', () => {
   it('resumes to the uninterrupted answer, the gate answered once, nothing finished re-run', async () => {

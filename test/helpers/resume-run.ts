@@ -53,6 +53,27 @@ export const THREE_LEVELS: PlaybookInput = {
   ],
 };
 
+/** THREE_LEVELS, but the leaf asks a person (and lists the directory) before it answers. */
+export const ASKING_TREE: PlaybookInput = {
+  scripts: THREE_LEVELS.scripts.map((script) =>
+    script.match?.contains === 'Leaf:'
+      ? {
+          ...script,
+          steps: [
+            {
+              text: 'Leaf asks, then looks.',
+              tool_calls: [
+                { name: 'ask_human', args: { question: 'May the leaf look?' } },
+                { name: 'fs.list', args: { path: '.' } },
+              ],
+            },
+            ...script.steps.slice(1),
+          ],
+        }
+      : script,
+  ),
+};
+
 /** A directory with its own store and fake LLM, where `arbor run` and `arbor resume` are run. */
 export async function resumeDir(playbook: PlaybookInput = THREE_LEVELS) {
   const dir = await mkdtemp(join(tmpdir(), 'arbor-resume-'));

@@ -62,6 +62,14 @@ export function NodePanel(props: {
         <dd>{node.provider}</dd>
         <dt>duration</dt>
         <dd>{duration(node.duration_ms)}</dd>
+        {node.parked_since === undefined ? null : (
+          <>
+            <dt>parked since</dt>
+            <dd title="waiting with no process; woken when what it waits for arrives">
+              {new Date(node.parked_since).toLocaleString()}
+            </dd>
+          </>
+        )}
         <dt>own usage</dt>
         <dd>
           {tokens(node.usage)} tokens{splits(node.usage)}, {cost(node.usage.cost_usd)}

@@ -19,6 +19,8 @@ import type { ToolAnswer } from '../internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeEvents } from './node-events.js';
 import { NodeRunner } from './node-runner.js';
+import { parkingFor } from './node-parking.js';
+import { NodeWaits } from './node-waits.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from '../launch/providers.js';
 import { remoteNode } from '../launch/remote-node.js';
@@ -103,6 +105,8 @@ export class NodeLifecycle {
   readonly #live: LiveNode;
   /** The node's `event` frames: its transcript, its streamed answer, its run events. */
   readonly #events: NodeEvents;
+  /** Stops the node's parking timer, when it may park. */
+  #stopParking: (() => void) | undefined;
 
   constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
     this.#env = env;
@@ -191,6 +195,11 @@ export class NodeLifecycle {
             },
           })
         : undefined;
+    const waits = new NodeWaits(() => {
+      parking?.changed();
+    });
+    const parking = parkingFor(env, owner, live, sent, waits);
+    this.#stopParking = parking?.stop;
     live.runner = new NodeRunner({
       payload: sent,
       startChild: (payload, attempt) =>
@@ -221,15 +230,18 @@ export class NodeLifecycle {
           });
         },
         onToolRequest: (frame) =>
-          sent.gated_tools.includes(frame.name)
-            ? env.gate.serve(live, frame, callerKind(live))
-            : owner.serveInternal(live, frame),
+          waits.serve(frame, () =>
+            sent.gated_tools.includes(frame.name)
+              ? env.gate.serve(live, frame, callerKind(live))
+              : owner.serveInternal(live, frame),
+          ),
         onBudgetRequest: (frame) => owner.admitBudget(live, frame),
         onTeardown: (reason) => {
           owner.record(node, { type: 'child.teardown', reason });
         },
       },
       onReady: (attempt, pid, pooled) => {
+        parking?.ready();
         owner.record(node, {
           type: 'child.ready',
           attempt,
@@ -248,6 +260,7 @@ export class NodeLifecycle {
         owner.record(node, { type: 'node.requeue', attempt, reason });
         owner.setStatus(node, 'spawning');
       },
+      ...parking?.runnerOptions,
       onRestart: (attempt, delayMs, reason) => {
         owner.record(node, { type: 'node.restart', attempt, delayMs, reason });
         owner.setStatus(node, 'spawning');
@@ -340,6 +353,7 @@ export class NodeLifecycle {
    */
   #finish(ended: ChildEnd): void {
     this.#events.endText();
+    this.#stopParking?.();
     const end = scrubbedEnd(ended, this.#env.scrub);
     const live = this.#live;
     const { node } = live;

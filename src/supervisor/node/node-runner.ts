@@ -1,4 +1,9 @@
-import type { ControlFrame, SpawnPayload, TerminalStatus } from '../../protocol/index.js';
+import {
+  outcomeOf,
+  type ControlFrame,
+  type SpawnPayload,
+  type TerminalStatus,
+} from '../../protocol/index.js';
 import type { ChildHandle } from '../launch/child-handle.js';
 import type { LadderOutcome } from '../launch/kill-ladder.js';
 import type { ChildEnd } from './child-end.js';
@@ -25,6 +30,18 @@ export interface NodeRunnerOptions {
   onRestart?(attempt: number, delayMs: number, reason: string): void;
   /** The child said `ready` (on every attempt), with its process id. */
   onReady?(attempt: number, pid: number | undefined, pooled: boolean): void;
+  /**
+   * The payload that wakes a parked node: its recorded transcript, with `deadlineMs` (what is left
+   * of its deadline, if it has one) as its deadline.
+   */
+  wakePayload?(deadlineMs: number | undefined): SpawnPayload;
+  /** A parked node is being woken: what it waited for arrived. */
+  onWake?(): void;
+}
+
+/** A node whose child went away while it only waited: when it wakes, and why it parked. */
+interface Parked {
+  arrived: Promise<void>;
 }
 
 /**
@@ -52,6 +69,12 @@ export class NodeRunner {
    * answer it again, so its first turn answers the oldest message, and it is caught up at once.
    */
   readonly #answered: boolean;
+  /** Set while the node is parked (or its child is being let go to park it). */
+  #parked: Parked | undefined;
+  /** When the first attempt started: the node's deadline counts from it, parked or not. */
+  #startedAt: number | undefined;
+  /** The status a stop ends the node with (`cancelled` unless a deadline is the cause). */
+  #stopStatus: 'cancelled' | 'deadline' = 'cancelled';
 
   constructor(options: NodeRunnerOptions) {
     this.#options = options;
@@ -92,6 +115,11 @@ export class NodeRunner {
       }
       const end = await run.result;
       if (this.#requeue(end)) continue;
+      if (this.#parked !== undefined) {
+        const ended = await this.#waitParked(this.#parked);
+        if (ended !== undefined) return ended;
+        continue;
+      }
       if (!this.#options.payload.warm || end.via !== 'synthetic' || this.#stopped.signal.aborted)
         return end;
       const decision = this.#governor.onFailure(this.#options.now(), { beforeReady });
@@ -129,13 +157,91 @@ export class NodeRunner {
     reason: string,
     options: { force?: boolean; status?: 'cancelled' | 'deadline' } = {},
   ): Promise<LadderOutcome | undefined> {
+    this.#stopStatus = options.status ?? 'cancelled';
     this.#stopped.abort(reason);
+    // A parked node has no child to stop: it ends where it waits.
+    if (this.#parked !== undefined) return Promise.resolve(undefined);
     return (
       this.#run?.stop(reason, {
         status: options.status ?? 'cancelled',
         force: options.force === true,
       }) ?? Promise.resolve(undefined)
     );
+  }
+
+  /** Whether the node is parked (its child gone, or going, while it waits). */
+  get isParked(): boolean {
+    return this.#parked !== undefined;
+  }
+
+  /**
+   * Parks the node: its child is let go (killed at once: it only waits, and every step it made is
+   * recorded), and the node waits without a process until `arrived` settles, its deadline passes
+   * or it is stopped. `arrived` is asked for only when it parks. False when it cannot park now (no
+   * child running, a warm session, stopped).
+   */
+  park(arrived: () => Promise<void>): boolean {
+    const run = this.#run;
+    if (run === undefined || this.#parked !== undefined || this.#isStopped()) return false;
+    if (this.#options.payload.warm || this.#options.wakePayload === undefined) return false;
+    this.#parked = { arrived: arrived() };
+    void run.stop('parked: it only waits', { force: true, status: 'cancelled' });
+    return true;
+  }
+
+  /**
+   * A parked node waits, with no process, for what it waits on, its deadline or a stop. Woken, the
+   * next attempt goes on from its transcript (undefined is returned); otherwise its end.
+   */
+  async #waitParked(parked: Parked): Promise<ChildEnd | undefined> {
+    const deadlineMs = this.#options.payload.limits.deadline_ms;
+    const left =
+      deadlineMs === undefined
+        ? undefined
+        : deadlineMs - (this.#options.now() - (this.#startedAt ?? this.#options.now()));
+    const why = await new Promise<'arrived' | 'stopped' | 'deadline'>((resolve) => {
+      const signal = this.#stopped.signal;
+      const finish = (cause: 'arrived' | 'stopped' | 'deadline'): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', stop);
+        resolve(cause);
+      };
+      const stop = (): void => {
+        finish('stopped');
+      };
+      const timer =
+        left === undefined
+          ? undefined
+          : setTimeout(
+              () => {
+                finish('deadline');
+              },
+              Math.max(0, left),
+            );
+      signal.addEventListener('abort', stop, { once: true });
+      if (signal.aborted) stop();
+      void parked.arrived.then(() => {
+        finish('arrived');
+      });
+    });
+    const now = this.#options.now();
+    const remaining =
+      deadlineMs === undefined ? undefined : deadlineMs - (now - (this.#startedAt ?? now));
+    const passed = why === 'deadline' || (remaining !== undefined && remaining <= 0);
+    if (passed || why === 'stopped' || this.#isStopped()) {
+      const reason = passed
+        ? `deadline of ${String(deadlineMs)} ms passed while it was parked`
+        : String(this.#stopped.signal.reason ?? 'stopped while it was parked');
+      return {
+        outcome: outcomeOf(passed ? 'deadline' : this.#stopStatus, null, reason),
+        via: 'synthetic',
+        exit: { code: null, signal: null },
+      };
+    }
+    this.#payload = this.#options.wakePayload?.(remaining) ?? this.#payload;
+    this.#parked = undefined;
+    this.#options.onWake?.();
+    return undefined;
   }
 
   /**
@@ -191,6 +297,7 @@ export class NodeRunner {
   #start(): ProcessRun {
     const { handlers } = this.#options;
     const payload = this.#payload;
+    this.#startedAt ??= this.#options.now();
     this.#run = new ProcessRun(payload, {
       child: this.#options.startChild(payload, this.#attempt),
       timing: this.#options.timing,

@@ -56,7 +56,7 @@ export function leftOver(record: NodeRecord, reason: string): Extract<Reattach, 
   };
 }
 
-const ACTIVE = new Set(['pending', 'spawning', 'running', 'paused', 'interrupted']);
+const ACTIVE = new Set(['pending', 'spawning', 'running', 'paused', 'parked', 'interrupted']);
 
 /**
  * The recorded tree of an interrupted run, while it resumes. A parent re-spawned from its
