@@ -8,6 +8,7 @@ import { benchDetector } from './detector.js';
 import { benchEgress } from './egress.js';
 import { benchFleet } from './fleet.js';
 import { benchIntel } from './intel.js';
+import { benchParked } from './parked.js';
 import { benchPlanSchedule } from './plan-schedule.js';
 import { benchReplay } from './replay.js';
 import { benchSandbox } from './sandbox.js';
@@ -32,6 +33,7 @@ const BENCHMARKS: Record<string, () => BenchResult | Promise<BenchResult>> = {
   egress: benchEgress,
   fleet: benchFleet,
   intel: benchIntel,
+  parked: benchParked,
   'plan-schedule': benchPlanSchedule,
   replay: benchReplay,
   sandbox: benchSandbox,
