@@ -120,4 +120,43 @@ describe('parked nodes: a tree waiting on a person three levels down holds no pr
     expect(live.events.filter((e) => e.event === 'child.ready')).toHaveLength(3);
     expect(live.events.filter((e) => e.event === 'node.woken')).toEqual([]);
   });
+
+  it('keeps an await timeout running while the awaiting node lies parked, and wakes it when it fires', async () => {
+    const dir = await resumeDir({
+      scripts: [
+        {
+          match: { contains: 'Asker:' },
+          steps: [{ tool_calls: [{ name: 'ask_human', args: { question: 'Anyone?' } }] }],
+        },
+        {
+          steps: [
+            {
+              tool_calls: [
+                { name: 'subagent.run', args: { instruction: 'Asker: ask.', mode: 'async' } },
+              ],
+            },
+            { tool_calls: [{ name: 'subagent.await', args: { handle: 'n1', timeout_ms: 2000 } }] },
+            { text: 'Gave up waiting.' },
+          ],
+        },
+      ],
+    });
+    const run = await dir.run('Wait a little.', { ARBOR_PARK_AFTER_MS: '200' }, [
+      '--ask-fallback',
+      'wait',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Gave up waiting.');
+    const events = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const root = (event: string) => events.filter((e) => e.event === event && e.node_id === 'n0');
+    // The root parked on its await and woke when the timeout fired, not before.
+    expect(root('node.parked').map((e) => e.waiting)).toEqual([['subagent.await']]);
+    expect(root('node.woken')).toHaveLength(1);
+    expect(Number(root('node.woken')[0]?.parked_ms)).toBeGreaterThanOrEqual(1_000);
+    // Four model calls, as without parking: the root's three, the asker's one.
+    expect(dir.llm.requests).toHaveLength(4);
+  });
 });
