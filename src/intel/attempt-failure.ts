@@ -114,5 +114,8 @@ export function classifyTransportError(error: unknown): AttemptFailure | undefin
       'the request could not be sent: a header or the URL is not valid HTTP',
     );
   }
-  return new AttemptFailure('connection', `${CONNECTION_WORDS[code] ?? 'connection failed'} (${code})`);
+  return new AttemptFailure(
+    'connection',
+    `${CONNECTION_WORDS[code] ?? 'connection failed'} (${code})`,
+  );
 }

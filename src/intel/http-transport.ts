@@ -91,6 +91,10 @@ function abortError(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new TransportError('ABORT_ERR', reason);
 }
 
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError(signal);
+}
+
 /** Content codings `fetch` decodes; an answer is only compressed if the endpoint's headers ask. */
 const DECODERS = {
   gzip: 'createGunzip',
@@ -118,7 +122,7 @@ async function* chunks(
   try {
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (error) {
-    if (signal.aborted) throw abortError(signal);
+    throwIfAborted(signal);
     throw new TransportError(codeOf(error), error);
   } finally {
     release();
@@ -158,7 +162,7 @@ function answerOf(response: IncomingMessage, body: Readable, signal: AbortSignal
  */
 export async function sendPost(url: string, options: PostOptions): Promise<HttpAnswer> {
   const { signal } = options;
-  if (signal.aborted) throw abortError(signal);
+  throwIfAborted(signal);
   let target: URL;
   try {
     target = new URL(url);
@@ -169,7 +173,7 @@ export async function sendPost(url: string, options: PostOptions): Promise<HttpA
     throw new TransportError('ERR_INVALID_PROTOCOL', undefined);
   }
   const { request: send, agent } = await transportFor(target.protocol);
-  if (signal.aborted) throw abortError(signal);
+  throwIfAborted(signal);
   const body = Buffer.from(options.body, 'utf8');
   return new Promise<HttpAnswer>((resolve, reject) => {
     let request: ClientRequest;

@@ -17,7 +17,7 @@ export type {
   RateLimitReport,
 } from './model.js';
 export { parseGoDuration, parseRateLimitHeaders } from './rate-limit-headers.js';
-export { sendPost, TransportError, type HeaderReader, type HttpAnswer } from './http-transport.js';
+export { sendPost, type HeaderReader } from './http-transport.js';
 export {
   OpenAiRequestSchema,
   type OpenAiChunk,

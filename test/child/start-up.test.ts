@@ -36,8 +36,8 @@ async function waitingLine(
   }
 }
 
-describe('loading the HTTP client ahead of a pooled child’s first model call', () => {
-  it('makes one real fetch over loopback and leaves no server or connection open', async () => {
+describe('warming the model client’s HTTP transport ahead of a pooled child’s first model call', () => {
+  it('makes one real request over loopback and leaves no server or connection open', async () => {
     const before = openTcpHandles();
     await expect(warmHttp()).resolves.toBe(true);
     // Handles finish closing a turn or two of the event loop after `close`.
