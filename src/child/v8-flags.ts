@@ -2,10 +2,12 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8 flags a child sets on itself. `--liftoff-only` compiles WebAssembly (the HTTP parser of
- * Node's `fetch`, which every child uses to reach its model) with the baseline compiler only.
- * Without it, a child that has made one model call spends about 120–190 ms at exit waiting for
- * the optimising compiler's background jobs on that module; with it, about 8 ms, and the parser is
- * still fast enough for model responses. Only where V8 has Liftoff (x64, arm64).
+ * Node's `fetch`) with the baseline compiler only. Without it, a process that has made one `fetch`
+ * spends about 120–190 ms at exit waiting for the optimising compiler's background jobs on that
+ * module; with it, about 8 ms. A child's model client no longer uses `fetch` (it speaks
+ * `node:http`, whose parser is native: `src/intel/http-transport.ts`), but the MCP SDK's HTTP
+ * transport does, so a child given an MCP server over HTTP still needs the flag. Only where V8 has
+ * Liftoff (x64, arm64).
  */
 export function childV8Flags(arch: string = process.arch): string[] {
   return arch === 'x64' || arch === 'arm64' ? ['--liftoff-only'] : [];
@@ -23,8 +25,8 @@ type Fetch = typeof fetch;
  * also why the same flag on the command line made every cold start about 30 ms slower. And a flag
  * set after the parser is compiled would come too late.
  *
- * Wraps `target.fetch` (the global one by default) until its first call, then puts it back; the
- * child's every request (its model client, the pool's warm-up) goes through the global `fetch`.
+ * Wraps `target.fetch` (the global one by default) until its first call, then puts it back. A
+ * child that never calls `fetch` (one without MCP servers over HTTP) never sets the flags.
  * Returns the flags it will set.
  */
 export function setChildV8FlagsAtFirstFetch(

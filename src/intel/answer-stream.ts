@@ -12,24 +12,25 @@ export interface AnswerStream {
 
 /** Reads a `text/event-stream` body through a dialect's stream decoder. */
 export class SseAnswerStream implements AnswerStream {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #chunks: AsyncIterator<Uint8Array>;
   readonly #splitter = new SseSplitter();
   readonly #decoder: StreamDecoder;
   readonly #onChunk: () => void;
   #isEnded = false;
 
   /** `onChunk` runs for every chunk that arrives (the attempt's silence timer is reset there). */
-  constructor(body: ReadableStream<Uint8Array>, decoder: StreamDecoder, onChunk: () => void) {
-    this.#reader = body.getReader();
+  constructor(body: AsyncIterable<Uint8Array>, decoder: StreamDecoder, onChunk: () => void) {
+    this.#chunks = body[Symbol.asyncIterator]();
     this.#decoder = decoder;
     this.#onChunk = onChunk;
   }
 
   async read(): Promise<ModelDelta[]> {
     while (!this.#isEnded) {
-      const { done, value } = await this.#reader.read();
+      const next = await this.#chunks.next();
+      const done = next.done === true;
       if (!done) this.#onChunk();
-      const events = done ? this.#splitter.end() : this.#splitter.feed(value);
+      const events = done ? this.#splitter.end() : this.#splitter.feed(next.value);
       const deltas = events.flatMap((event) => this.#decoder.push(event));
       if (done) {
         this.#isEnded = true;

@@ -1,3 +1,5 @@
+import { TransportError } from './http-transport.js';
+
 /**
  * Why one HTTP attempt against one endpoint failed, in classes the pool acts on:
  * - `connection`, `timeout`, `http` (408, 429, 5xx), `stream_error`: the endpoint is unwell;
@@ -74,25 +76,6 @@ export function classifyStatus(status: number): FailureClass {
   return 'bad_request';
 }
 
-/** Network error codes, as Node and undici report them, that mean "could not talk to it". */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
 /** What the common connection codes mean, in words; the code follows in parentheses. */
 const CONNECTION_WORDS: Record<string, string> = {
   ECONNREFUSED: 'connection refused: nothing listens at that address and port',
@@ -102,56 +85,37 @@ const CONNECTION_WORDS: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
 };
 
-function causeCode(error: unknown): string | undefined {
-  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; depth++) {
-    const code = (at as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    at = at.cause;
-  }
-  return undefined;
-}
+/** Node's codes for a request it refuses to send (its messages quote the bad name). */
+const INVALID_REQUEST_CODES = new Set([
+  'ERR_INVALID_CHAR',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_URL',
+  'ERR_INVALID_PROTOCOL',
+  'ERR_UNESCAPED_CHARACTERS',
+]);
 
 /**
- * Classifies what `fetch` (or reading its body) threw. The raw error is never passed on: undici's
- * messages carry the host and port, and a header error quotes the header value — a credential.
- * Errors that are not fetch's (a bug in arbor) give `undefined`, for the caller to rethrow.
+ * Classifies what the HTTP transport (or reading its body) threw. The raw error is never passed
+ * on: Node's messages carry the host and port. Every failure to connect or to keep the connection
+ * (refused, reset, timed out, a TLS handshake that failed, an answer that is not HTTP) is a
+ * `connection` failure, as `fetch failed` was. Errors that are not the transport's (a bug in arbor)
+ * give `undefined`, for the caller to rethrow.
  */
-export function classifyFetchError(error: unknown): AttemptFailure | undefined {
+export function classifyTransportError(error: unknown): AttemptFailure | undefined {
   if (error instanceof AttemptFailure) return error;
-  if (!(error instanceof TypeError)) return undefined;
-  const code = causeCode(error);
-  if (code !== undefined && CONNECTION_CODES.has(code)) {
-    return new AttemptFailure(
-      'connection',
-      `${CONNECTION_WORDS[code] ?? 'connection failed'} (${code})`,
-    );
-  }
-  if (
-    error.message === 'fetch failed' &&
-    error.cause instanceof Error &&
-    error.cause.message === 'bad port'
-  ) {
-    // The fetch standard blocks ports of other protocols (1, 25, 6000…) before connecting.
-    return new AttemptFailure(
-      'connection',
-      'not connected: fetch refuses to use that port (bad port)',
-    );
-  }
-  if (error.message === 'fetch failed' || error.message === 'terminated') {
-    return new AttemptFailure('connection', `connection failed (${code ?? 'closed'})`);
-  }
-  // Headers and URL are checked before anything is sent: a value with a newline, say.
-  if (INVALID_REQUEST.test(error.message)) {
+  if (!(error instanceof TransportError)) return undefined;
+  const { code } = error;
+  if (INVALID_REQUEST_CODES.has(code)) {
     return new AttemptFailure(
       'bad_request',
       'the request could not be sent: a header or the URL is not valid HTTP',
     );
   }
-  return undefined;
+  return new AttemptFailure(
+    'connection',
+    `${CONNECTION_WORDS[code] ?? 'connection failed'} (${code})`,
+  );
 }
-
-/** What undici says when it refuses to send a request (the messages quote the bad value). */
-const INVALID_REQUEST = /invalid header|Failed to parse URL|is not a valid|ByteString/i;

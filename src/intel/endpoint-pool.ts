@@ -1,6 +1,6 @@
 import type { IntelConfig } from '../protocol/index.js';
 import { AttemptDeadline } from './attempt-deadline.js';
-import { AttemptFailure, classifyFetchError } from './attempt-failure.js';
+import { AttemptFailure, classifyTransportError } from './attempt-failure.js';
 import { RETRY_CURVE, backoffDelay, type Random } from './backoff.js';
 import type { BreakerTicket } from './breaker.js';
 import { sleep, type Clock } from './clock.js';
@@ -145,7 +145,7 @@ export class EndpointPool {
     if (deadline.isTimedOut) {
       return new AttemptFailure('timeout', `no answer within ${this.config.timeout_ms} ms`);
     }
-    const failure = classifyFetchError(error);
+    const failure = classifyTransportError(error);
     if (failure === undefined) {
       endpoint.breaker.release(ticket);
       throw error;

@@ -1,6 +1,7 @@
 import { AnthropicErrorBodySchema } from './anthropic-wire.js';
 import { AttemptFailure, classifyStatus } from './attempt-failure.js';
 import { decodeJson } from './decode-json.js';
+import { sendPost, type HeaderReader, type HttpAnswer } from './http-transport.js';
 import { OpenAiErrorBodySchema } from './openai-wire.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -18,34 +19,24 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /**
- * Reads a body as text, up to `limit` bytes. Past the limit the rest is cancelled and `truncated`
- * is set. Reading honours the request's abort signal, since the body is part of the attempt.
+ * Reads a body as text, up to `limit` bytes. Past the limit the rest is not read (the connection
+ * is closed) and `truncated` is set. Reading honours the request's abort signal, since the body is
+ * part of the attempt.
  */
 export async function readText(
-  response: Response,
+  answer: HttpAnswer,
   limit: number,
 ): Promise<{ text: string; truncated: boolean }> {
-  if (response.body === null) return { text: '', truncated: false };
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-      chunks.push(value);
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel();
-        return {
-          text: Buffer.concat(chunks).subarray(0, limit).toString('utf8'),
-          truncated: true,
-        };
-      }
+  for await (const chunk of answer.body) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+    if (size > limit) {
+      return { text: Buffer.concat(chunks).subarray(0, limit).toString('utf8'), truncated: true };
     }
-  } finally {
-    reader.releaseLock();
   }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
 }
 
 /** The provider's own words from an error body, in either dialect's shape, or the start of the text. */
@@ -65,17 +56,17 @@ function clip(text: string): string {
 }
 
 /** The failure for a non-2xx answer. Never quotes an auth failure's body: providers echo keys. */
-async function statusFailure(response: Response, now: number): Promise<AttemptFailure> {
+async function statusFailure(response: HttpAnswer, now: number): Promise<AttemptFailure> {
   const { status } = response;
   const failureClass = classifyStatus(status);
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
   const init = { status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   if (failureClass === 'auth') {
-    await response.body?.cancel();
+    response.cancel();
     return new AttemptFailure('auth', `HTTP ${status}: the endpoint refused the credential`, init);
   }
   if (status < 400) {
-    await response.body?.cancel();
+    response.cancel();
     return new AttemptFailure(
       'bad_request',
       `HTTP ${status}: the endpoint redirects; configure the address it redirects to`,
@@ -99,16 +90,10 @@ export async function postJson(
   body: string,
   signal: AbortSignal,
   now: () => number,
-  onHeaders?: (headers: Headers) => void,
-): Promise<Response> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers,
-    body,
-    signal,
-    redirect: 'manual',
-  });
-  onHeaders?.(response.headers);
-  if (response.status >= 200 && response.status < 300) return response;
-  throw await statusFailure(response, now());
+  onHeaders?: (headers: HeaderReader) => void,
+): Promise<HttpAnswer> {
+  const answer = await sendPost(url, { headers, body, signal });
+  onHeaders?.(answer.headers);
+  if (answer.status >= 200 && answer.status < 300) return answer;
+  throw await statusFailure(answer, now());
 }

@@ -17,6 +17,7 @@ export type {
   RateLimitReport,
 } from './model.js';
 export { parseGoDuration, parseRateLimitHeaders } from './rate-limit-headers.js';
+export { sendPost, type HeaderReader } from './http-transport.js';
 export {
   OpenAiRequestSchema,
   type OpenAiChunk,

@@ -4,6 +4,7 @@ import { AttemptFailure } from './attempt-failure.js';
 import { decodeJson } from './decode-json.js';
 import type { DecodedResponse } from './dialect.js';
 import { MAX_RESPONSE_BYTES, postJson, readText } from './http-exchange.js';
+import type { HttpAnswer } from './http-transport.js';
 import type { ModelDelta } from './model.js';
 import type { PoolEndpoint } from './pool-endpoint.js';
 import type { ToolNames } from './wire-names.js';
@@ -19,7 +20,7 @@ export interface WireCall {
 
 async function decodeWhole(
   endpoint: PoolEndpoint,
-  response: Response,
+  response: HttpAnswer,
   names: ToolNames,
 ): Promise<DecodedResponse> {
   const { text, truncated } = await readText(response, MAX_RESPONSE_BYTES);
@@ -40,7 +41,7 @@ function post(
   headers: Readonly<Record<string, string>>,
   deadline: AttemptDeadline,
   call: WireCall,
-): Promise<Response> {
+): Promise<HttpAnswer> {
   return postJson(
     endpoint.url,
     { ...headers, ...call.headers },
@@ -83,7 +84,7 @@ export async function openAnswerStream(
   const response = await post(endpoint, endpoint.streamHeaders, deadline, call);
   const type = response.headers.get('content-type') ?? '';
   let answer: AnswerStream;
-  if (type.includes('text/event-stream') && response.body !== null) {
+  if (type.includes('text/event-stream')) {
     const decoder = endpoint.adapter.createStreamDecoder(call.names);
     answer = new SseAnswerStream(response.body, decoder, () => {
       deadline.touch();

@@ -5,6 +5,7 @@ import type { DialectAdapter } from './dialect.js';
 import { DIALECTS } from './dialects.js';
 import { HealthRecorder } from './endpoint-health.js';
 import { joinUrl } from './http-exchange.js';
+import type { HeaderReader } from './http-transport.js';
 import type { RateLimitReport } from './model.js';
 import { parseRateLimitHeaders } from './rate-limit-headers.js';
 import { scrubSecrets } from '../protocol/index.js';
@@ -83,7 +84,7 @@ export class PoolEndpoint {
    * Reads the rate-limit headers of a response from this endpoint (any status) into its health,
    * and passes them on to whoever listens.
    */
-  observeHeaders(headers: Headers, now: number): void {
+  observeHeaders(headers: HeaderReader, now: number): void {
     const limits = parseRateLimitHeaders(headers, now);
     if (limits === undefined) return;
     this.health.recordRateLimit(now, limits);

@@ -1,4 +1,5 @@
 import type { RateLimitName } from '../protocol/index.js';
+import type { HeaderReader } from './http-transport.js';
 
 /** One of a provider's limits, read from a response: its size, what is left, when it is whole. */
 export interface RateLimitReading {
@@ -72,7 +73,7 @@ function reading(
 }
 
 /** OpenAI: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, resets as Go durations. */
-function openAiLimits(headers: Headers, now: number): RateLimits {
+function openAiLimits(headers: HeaderReader, now: number): RateLimits {
   const out: RateLimits = {};
   for (const name of ['requests', 'tokens'] as const) {
     const reset = headers.get(`x-ratelimit-reset-${name}`);
@@ -94,7 +95,7 @@ const ANTHROPIC_PREFIX: Readonly<Record<RateLimitName, string>> = {
 };
 
 /** Anthropic: `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`. */
-function anthropicLimits(headers: Headers, now: number): RateLimits {
+function anthropicLimits(headers: HeaderReader, now: number): RateLimits {
   const out: RateLimits = {};
   for (const [name, prefix] of Object.entries(ANTHROPIC_PREFIX) as [RateLimitName, string][]) {
     const reset = headers.get(`${prefix}-reset`)?.trim();
@@ -114,7 +115,7 @@ function anthropicLimits(headers: Headers, now: number): RateLimits {
  * or Anthropic's form, whichever the response carries. A header that cannot be read is left out,
  * never an error: garbage costs the reading, not the call. `undefined` when nothing was readable.
  */
-export function parseRateLimitHeaders(headers: Headers, now: number): RateLimits | undefined {
+export function parseRateLimitHeaders(headers: HeaderReader, now: number): RateLimits | undefined {
   const limits = { ...openAiLimits(headers, now), ...anthropicLimits(headers, now) };
   return Object.keys(limits).length === 0 ? undefined : limits;
 }

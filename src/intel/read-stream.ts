@@ -1,4 +1,4 @@
-import { classifyFetchError } from './attempt-failure.js';
+import { classifyTransportError } from './attempt-failure.js';
 import type { EndpointPool } from './endpoint-pool.js';
 import { brokenStreamError, cancelledError } from './intel-errors.js';
 import type { OpenedStream } from './model-attempts.js';
@@ -32,8 +32,8 @@ export async function* readStream(
     } catch (error) {
       if (signal.aborted) throw cancelledError(signal.reason);
       const failure = deadline.isTimedOut
-        ? classifyFetchError(deadline.signal.reason)
-        : classifyFetchError(error);
+        ? classifyTransportError(deadline.signal.reason)
+        : classifyTransportError(error);
       if (failure === undefined) throw error;
       pool.recordLateFailure(endpoint, failure);
       throw brokenStreamError(endpoint.index, failure, endpoint.scrub(failure.message));

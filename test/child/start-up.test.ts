@@ -8,7 +8,7 @@ import {
   childV8Flags,
   rehearseSpawn,
   setChildV8FlagsAtFirstFetch,
-  warmFetch,
+  warmHttp,
 } from '../../src/child/index.js';
 import { childCommand, ChildPool, type ChildCommand } from '../../src/supervisor/index.js';
 import { entryCommand } from '../helpers/child-entries.js';
@@ -36,10 +36,10 @@ async function waitingLine(
   }
 }
 
-describe('loading the HTTP client ahead of a pooled child’s first model call', () => {
-  it('makes one real fetch over loopback and leaves no server or connection open', async () => {
+describe('warming the model client’s HTTP transport ahead of a pooled child’s first model call', () => {
+  it('makes one real request over loopback and leaves no server or connection open', async () => {
     const before = openTcpHandles();
-    await expect(warmFetch()).resolves.toBe(true);
+    await expect(warmHttp()).resolves.toBe(true);
     // Handles finish closing a turn or two of the event loop after `close`.
     await vi.waitFor(() => {
       expect(openTcpHandles()).toEqual(before);

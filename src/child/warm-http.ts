@@ -1,20 +1,20 @@
 import { createServer, type Socket } from 'node:net';
+import { sendPost } from '../intel/index.js';
 
 /** A whole HTTP/1.1 response, closing the connection so no socket outlives the warm-up. */
 const RESPONSE =
   'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}';
 
 /** Longest the warm-up may take; past it the child goes on cold rather than wait. */
-const WARM_FETCH_TIMEOUT_MS = 2_000;
+const WARM_HTTP_TIMEOUT_MS = 2_000;
 
 /**
- * Makes one `fetch` POST to a throw-away server on the loopback interface. Node loads its HTTP
- * client (undici) on the first `fetch` and compiles its WebAssembly response parser on the first
- * connection; together about 75–110 ms on a small machine, which a child would otherwise pay on its
- * first model call. A child waiting in a pool pays it before it is taken. Never throws: a machine
- * without a usable loopback only loses the head start.
+ * Makes one POST through the model client's HTTP transport to a throw-away server on the loopback
+ * interface, so `node:http` is loaded and the transport's code has run once before a pooled child
+ * is taken: its first model call then finds that done. Never throws: a machine without a usable
+ * loopback only loses the head start.
  */
-export async function warmFetch(): Promise<boolean> {
+export async function warmHttp(): Promise<boolean> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -31,15 +31,14 @@ export async function warmFetch(): Promise<boolean> {
         else resolve(address.port);
       });
     });
-    const response = await fetch(`http://127.0.0.1:${String(port)}/v1/warm-up`, {
-      method: 'POST',
+    const answer = await sendPost(`http://127.0.0.1:${String(port)}/v1/warm-up`, {
       headers: { 'content-type': 'application/json' },
       body: '{}',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(WARM_FETCH_TIMEOUT_MS),
+      signal: AbortSignal.timeout(WARM_HTTP_TIMEOUT_MS),
     });
-    await response.text();
-    return response.ok;
+    let size = 0;
+    for await (const chunk of answer.body) size += chunk.byteLength;
+    return answer.status === 200 && size === 2;
   } catch {
     return false;
   } finally {
