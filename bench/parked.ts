@@ -90,6 +90,7 @@ export async function benchParked(): Promise<BenchResult> {
     await pause(2_000);
     const children = childrenOf(pid);
     const rss = (await metric('arbor_process_resident_memory_bytes')) / 2 ** 20;
+    const heap = (await metric('arbor_nodejs_heap_size_used_bytes')) / 2 ** 20;
     const answerStart = Date.now();
     const completed: number[] = [];
     let next = 0;
@@ -116,6 +117,7 @@ export async function benchParked(): Promise<BenchResult> {
         'all sent and parked (waves of 25)': `${(parkAllMs / 1000).toFixed(1)} s`,
         'child processes while all lie parked': children,
         'server resident memory while all lie parked': `${rss.toFixed(1)} MiB`,
+        'server JS heap used while all lie parked': `${heap.toFixed(1)} MiB`,
         'wake latency (answer arrived → woken child ready), p50': `${median(wakes).toFixed(1)} ms`,
         'wake latency, p95': `${percentile(wakes, 95).toFixed(1)} ms`,
         [`answer → task completed (${ANSWERING} answering at once), p50`]: `${median(completed).toFixed(1)} ms`,

@@ -116,6 +116,8 @@ export class NodeRunner {
       const end = await run.result;
       if (this.#requeue(end)) continue;
       if (this.#parked !== undefined) {
+        // The child is gone: nothing of it is kept while the node lies parked.
+        this.#run = undefined;
         const ended = await this.#waitParked(this.#parked);
         if (ended !== undefined) return ended;
         continue;
