@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteStore } from '../src/store/index.js';
 import { startFakeLlm } from '../src/testing/index.js';
+import { started } from './serve.js';
 import { median, percentile, type BenchResult } from './stats.js';
 
 /**
@@ -167,20 +168,4 @@ function childrenOf(pid: number): number {
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function started(stderr: NodeJS.ReadableStream): Promise<{ url: string; token: string }> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    stderr.setEncoding('utf8');
-    stderr.on('data', (chunk: string) => {
-      text += chunk;
-      const url = /serving A2A at (\S+)/.exec(text)?.[1];
-      const token = /operator token \(written to [^)]*\): (\S+)/.exec(text)?.[1];
-      if (url !== undefined && token !== undefined) resolve({ url, token });
-    });
-    stderr.on('end', () => {
-      reject(new Error(`arbor serve ended before it listened:\n${text}`));
-    });
-  });
 }

@@ -106,7 +106,8 @@ export async function benchServe(): Promise<BenchResult> {
   }
 }
 
-function started(stderr: NodeJS.ReadableStream): Promise<{ url: string; token: string }> {
+/** The URL and operator token a starting `arbor serve` writes on its stderr. */
+export function started(stderr: NodeJS.ReadableStream): Promise<{ url: string; token: string }> {
   return new Promise((resolve, reject) => {
     let text = '';
     stderr.setEncoding('utf8');

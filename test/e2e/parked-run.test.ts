@@ -1,38 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { ArborProcess } from '../helpers/arbor-process.js';
+import { ArborProcess, isAlive } from '../helpers/arbor-process.js';
 import { ASKING_TREE, resumeDir } from '../helpers/resume-run.js';
 
 const INSTRUCTION = 'Run the three-level listing, asking first.';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** The asking tree under `arbor run`, parking after 200 ms, its questions waiting for an answer. */
+function parkingRun(dir: Awaited<ReturnType<typeof resumeDir>>): ArborProcess {
+  return new ArborProcess(
+    [
+      'run',
+      '--intel',
+      dir.llm.url,
+      '--model',
+      'm',
+      '--events',
+      'ndjson',
+      '--fs-read',
+      '.',
+      '--ask-fallback',
+      'wait',
+      INSTRUCTION,
+    ],
+    { cwd: dir.dir, env: { ARBOR_DB: dir.db, ARBOR_PARK_AFTER_MS: '200' } },
+  );
+}
+
+/** The NDJSON event lines of a finished run's stderr. */
+function eventLines(stderr: string): Record<string, unknown>[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('parked nodes: a tree waiting on a person three levels down holds no process', () => {
   it('parks the asking leaf and its ancestors, and wakes them where the answer arrives', async () => {
     const dir = await resumeDir(ASKING_TREE);
-    const live = new ArborProcess(
-      [
-        'run',
-        '--intel',
-        dir.llm.url,
-        '--model',
-        'm',
-        '--events',
-        'ndjson',
-        '--fs-read',
-        '.',
-        '--ask-fallback',
-        'wait',
-        INSTRUCTION,
-      ],
-      { cwd: dir.dir, env: { ARBOR_DB: dir.db, ARBOR_PARK_AFTER_MS: '200' } },
-    );
+    const live = parkingRun(dir);
     await live.waitUntil(
       () => live.events.filter((e) => e.event === 'node.parked').length === 3,
       'three nodes parked',
@@ -73,10 +77,7 @@ describe('parked nodes: a tree waiting on a person three levels down holds no pr
     ]);
     expect(run.code, run.stderr).toBe(7);
     expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
-    const events = run.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = eventLines(run.stderr);
     const kinds = events.map((e) => String(e.event));
     // Parked once, never woken: its one child started and nothing started after it parked.
     expect(kinds.filter((k) => k === 'child.ready')).toHaveLength(1);
@@ -92,23 +93,7 @@ describe('parked nodes: a tree waiting on a person three levels down holds no pr
 
   it('cancels a parked tree without waking any of it', async () => {
     const dir = await resumeDir(ASKING_TREE);
-    const live = new ArborProcess(
-      [
-        'run',
-        '--intel',
-        dir.llm.url,
-        '--model',
-        'm',
-        '--events',
-        'ndjson',
-        '--fs-read',
-        '.',
-        '--ask-fallback',
-        'wait',
-        INSTRUCTION,
-      ],
-      { cwd: dir.dir, env: { ARBOR_DB: dir.db, ARBOR_PARK_AFTER_MS: '200' } },
-    );
+    const live = parkingRun(dir);
     await live.waitUntil(
       () => live.events.filter((e) => e.event === 'node.parked').length === 3,
       'three nodes parked',
@@ -147,10 +132,7 @@ describe('parked nodes: a tree waiting on a person three levels down holds no pr
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Gave up waiting.');
-    const events = run.stderr
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = eventLines(run.stderr);
     const root = (event: string) => events.filter((e) => e.event === event && e.node_id === 'n0');
     // The root parked on its await and woke when the timeout fired, not before.
     expect(root('node.parked').map((e) => e.waiting)).toEqual([['subagent.await']]);

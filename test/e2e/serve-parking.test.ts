@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/index.js';
 import type { EventRecord, NodeRecord } from '../../src/store/store-port.js';
 import { fakeLlm } from '../helpers/fake-llm.js';
+import { isAlive } from '../helpers/arbor-process.js';
 import { ASKING_TREE } from '../helpers/resume-run.js';
 import { runArbor } from '../helpers/run-arbor.js';
 import {
@@ -22,15 +23,6 @@ function taskOf(answer: RpcAnswer): TaskJson {
   const task = answer.result?.task;
   if (task === undefined) throw new Error(`expected a task, got ${JSON.stringify(answer)}`);
   return task;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A directory for `arbor serve` whose nodes park after 200 ms of only waiting. */
