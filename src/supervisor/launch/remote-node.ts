@@ -31,16 +31,17 @@ export function remoteNode(options: {
     requeue:
       fleet === undefined
         ? undefined
-        : { attempts: fleet.attempts, payload: () => requeuePayload(store, runId, node, sent) },
+        : { attempts: fleet.attempts, payload: () => recordedPayload(store, runId, node, sent) },
   };
 }
 
 /**
- * The payload of a node queued again after its worker was lost: the transcript it recorded, so
- * the next worker's child goes on from the last step the supervisor heard of (the step in flight
- * runs again: at-least-once), and its step limit less the steps it made.
+ * The payload of a node started again from its records — queued again after its worker was lost,
+ * or woken from parking: the transcript it recorded, so its next child goes on from the last step
+ * the supervisor heard of (the step in flight runs again), and its step limit less the steps it
+ * made.
  */
-function requeuePayload(
+export function recordedPayload(
   store: RunStore,
   runId: string,
   node: TreeNode,

@@ -19,8 +19,7 @@ import type { ToolAnswer } from '../internal/index.js';
 import type { LiveNode } from './live-node.js';
 import { NodeEvents } from './node-events.js';
 import { NodeRunner } from './node-runner.js';
-import { parkingFor } from './node-parking.js';
-import { NodeWaits } from './node-waits.js';
+import { NodeParking } from './node-parking.js';
 import { nodeRecord } from './node-record.js';
 import { PROVIDERS, type FleetPort } from '../launch/providers.js';
 import { remoteNode } from '../launch/remote-node.js';
@@ -105,8 +104,8 @@ export class NodeLifecycle {
   readonly #live: LiveNode;
   /** The node's `event` frames: its transcript, its streamed answer, its run events. */
   readonly #events: NodeEvents;
-  /** Stops the node's parking timer, when it may park. */
-  #stopParking: (() => void) | undefined;
+  /** How the node parks, when it may. */
+  #parking: NodeParking | undefined;
 
   constructor(env: NodeEnvironment, owner: NodeOwner, live: LiveNode) {
     this.#env = env;
@@ -195,11 +194,8 @@ export class NodeLifecycle {
             },
           })
         : undefined;
-    const waits = new NodeWaits(() => {
-      parking?.changed();
-    });
-    const parking = parkingFor(env, owner, live, sent, waits);
-    this.#stopParking = parking?.stop;
+    const parking = NodeParking.for(env, owner, live, sent);
+    this.#parking = parking;
     live.runner = new NodeRunner({
       payload: sent,
       startChild: (payload, attempt) =>
@@ -229,12 +225,13 @@ export class NodeLifecycle {
             excerpt: violation.excerpt,
           });
         },
-        onToolRequest: (frame) =>
-          waits.serve(frame, () =>
+        onToolRequest: (frame) => {
+          const serve = () =>
             sent.gated_tools.includes(frame.name)
               ? env.gate.serve(live, frame, callerKind(live))
-              : owner.serveInternal(live, frame),
-          ),
+              : owner.serveInternal(live, frame);
+          return parking === undefined ? serve() : parking.serve(frame, serve);
+        },
         onBudgetRequest: (frame) => owner.admitBudget(live, frame),
         onTeardown: (reason) => {
           owner.record(node, { type: 'child.teardown', reason });
@@ -353,7 +350,7 @@ export class NodeLifecycle {
    */
   #finish(ended: ChildEnd): void {
     this.#events.endText();
-    this.#stopParking?.();
+    this.#parking?.stop();
     const end = scrubbedEnd(ended, this.#env.scrub);
     const live = this.#live;
     const { node } = live;

@@ -39,7 +39,10 @@ export interface NodeRunnerOptions {
   onWake?(): void;
 }
 
-/** A node whose child went away while it only waited: when it wakes, and why it parked. */
+/** The longest a Node timer holds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A node whose child went away while it only waited: what it waits for to wake. */
 interface Parked {
   arrived: Promise<void>;
 }
@@ -197,40 +200,21 @@ export class NodeRunner {
    */
   async #waitParked(parked: Parked): Promise<ChildEnd | undefined> {
     const deadlineMs = this.#options.payload.limits.deadline_ms;
-    const left =
-      deadlineMs === undefined
-        ? undefined
-        : deadlineMs - (this.#options.now() - (this.#startedAt ?? this.#options.now()));
-    const why = await new Promise<'arrived' | 'stopped' | 'deadline'>((resolve) => {
-      const signal = this.#stopped.signal;
-      const finish = (cause: 'arrived' | 'stopped' | 'deadline'): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', stop);
-        resolve(cause);
-      };
-      const stop = (): void => {
-        finish('stopped');
-      };
-      const timer =
-        left === undefined
-          ? undefined
-          : setTimeout(
-              () => {
-                finish('deadline');
-              },
-              Math.max(0, left),
-            );
-      signal.addEventListener('abort', stop, { once: true });
-      if (signal.aborted) stop();
-      void parked.arrived.then(() => {
-        finish('arrived');
-      });
+    const now = this.#options.now;
+    const left = (): number | undefined =>
+      deadlineMs === undefined ? undefined : deadlineMs - (now() - (this.#startedAt ?? now()));
+    const arrived = new AbortController();
+    void parked.arrived.then(() => {
+      arrived.abort();
     });
-    const now = this.#options.now();
-    const remaining =
-      deadlineMs === undefined ? undefined : deadlineMs - (now - (this.#startedAt ?? now));
-    const passed = why === 'deadline' || (remaining !== undefined && remaining <= 0);
-    if (passed || why === 'stopped' || this.#isStopped()) {
+    const signal = AbortSignal.any([this.#stopped.signal, arrived.signal]);
+    // A timer holds at most 2^31 − 1 ms: a longer wait (or none at all) is several.
+    for (let ms = left(); !signal.aborted && (ms === undefined || ms > 0); ms = left())
+      await sleep(Math.min(ms ?? MAX_TIMER_MS, MAX_TIMER_MS), { signal });
+    arrived.abort();
+    const remaining = left();
+    const passed = remaining !== undefined && remaining <= 0;
+    if (passed || this.#isStopped()) {
       const reason = passed
         ? `deadline of ${String(deadlineMs)} ms passed while it was parked`
         : String(this.#stopped.signal.reason ?? 'stopped while it was parked');
