@@ -131,12 +131,11 @@ async function* chunks(
 
 function answerOf(response: IncomingMessage, body: Readable, signal: AbortSignal): HttpAnswer {
   const release = (): void => {
-    signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', release);
     if (!body.readableEnded) body.destroy();
     if (!response.readableEnded) response.destroy();
   };
-  const onAbort = release;
-  signal.addEventListener('abort', onAbort, { once: true });
+  signal.addEventListener('abort', release, { once: true });
   // Aborted while a compressed body's decoder loaded: the body's reader throws the reason.
   if (signal.aborted) release();
   return {

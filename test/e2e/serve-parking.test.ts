@@ -58,6 +58,15 @@ async function allParked(
   }
 }
 
+/** Answers the task's question over A2A; the tree finishes with the root's answer. */
+async function answerYes(server: { url: string; token: string }, task: TaskJson): Promise<void> {
+  const answered = await callRpc(server.url, server.token, 'SendMessage', {
+    message: userMessage('yes', { taskId: task.id, contextId: task.contextId }),
+  });
+  expect(answered.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(JSON.stringify(answered.result?.task?.artifacts)).toContain('Root done');
+}
+
 describe('arbor serve parks nodes that only wait', () => {
   it('a gate three levels down: the node and its ancestors park, the answer arrives through A2A, the tree finishes with nothing repeated', async () => {
     const { llm, start, read, db } = await parkingServer();
@@ -88,11 +97,7 @@ describe('arbor serve parks nodes that only wait', () => {
     ]);
     expect((await runArbor(['runs', 'show', runId, '--db', db])).stdout).toMatch(/parked \d/);
 
-    const answered = await callRpc(server.url, server.token, 'SendMessage', {
-      message: userMessage('yes', { taskId: task.id, contextId: task.contextId }),
-    });
-    expect(answered.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(JSON.stringify(answered.result?.task?.artifacts)).toContain('Root done');
+    await answerYes(server, task);
     // Two model calls per node, as without parking; one question; each listing made once.
     expect(llm.requests).toHaveLength(6);
     const { nodes, events } = read(runId);
@@ -122,11 +127,7 @@ describe('arbor serve parks nodes that only wait', () => {
     await second.proc.waitForStderr(/resumed 1 task run/);
     // Taken up again, the tree parks again while the question waits.
     await allParked(read, runId);
-    const answered = await callRpc(second.url, second.token, 'SendMessage', {
-      message: userMessage('yes', { taskId: task.id, contextId: task.contextId }),
-    });
-    expect(answered.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(JSON.stringify(answered.result?.task?.artifacts)).toContain('Root done');
+    await answerYes(second, task);
     expect(llm.requests).toHaveLength(6);
     const { nodes, events } = read(runId);
     expect(nodes.map((n) => n.status)).toEqual(['completed', 'completed', 'completed']);
